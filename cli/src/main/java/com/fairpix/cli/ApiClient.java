@@ -1,0 +1,88 @@
+package com.fairpix.cli;
+
+import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** A small client of the fairpix HTTP APIs, for the CLI. Errors carry the problem+json detail. */
+final class ApiClient {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String baseUrl;
+    private final String bearer;
+
+    ApiClient(String baseUrl, String bearer) {
+        this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        this.bearer = bearer;
+    }
+
+    /** A non-2xx answer: status and the problem's title and detail. */
+    static final class ApiException extends RuntimeException {
+        private final int status;
+
+        ApiException(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+
+        int status() {
+            return status;
+        }
+    }
+
+    JsonNode get(String path) throws IOException, InterruptedException {
+        return send(request(path).GET().build());
+    }
+
+    JsonNode postJson(String path, Object body) throws IOException, InterruptedException {
+        return send(request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(body))).build());
+    }
+
+    /** Submits an image as a raw body with the spec in the query (the API sniffs the real type). */
+    JsonNode submit(Path image, String specJson, String idempotencyKey) throws IOException, InterruptedException {
+        HttpRequest.Builder b = request("/v1/jobs?spec=" + URLEncoder.encode(specJson, StandardCharsets.UTF_8))
+                .header("Content-Type", "application/octet-stream")
+                .POST(HttpRequest.BodyPublishers.ofFile(image));
+        if (idempotencyKey != null) b.header("Idempotency-Key", idempotencyKey);
+        return send(b.build());
+    }
+
+    byte[] download(String path) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
+        return r.body();
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60));
+        if (bearer != null && !bearer.isBlank()) b.header("Authorization", "Bearer " + bearer);
+        return b;
+    }
+
+    private JsonNode send(HttpRequest request) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), r.body());
+        return r.body().isEmpty() ? Json.mapper().createObjectNode() : Json.mapper().readTree(r.body());
+    }
+
+    private static ApiException failure(int status, String body) {
+        String message = "HTTP " + status;
+        try {
+            JsonNode problem = Json.mapper().readTree(body);
+            if (problem != null && problem.has("title")) {
+                message += " " + problem.get("title").asText() + (problem.has("detail") ? ": " + problem.get("detail").asText() : "");
+            }
+        } catch (IOException ignored) {
+            if (!body.isBlank()) message += ": " + body.strip();
+        }
+        return new ApiException(status, message);
+    }
+}

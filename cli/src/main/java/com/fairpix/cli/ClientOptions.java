@@ -1,0 +1,26 @@
+package com.fairpix.cli;
+
+import picocli.CommandLine.Option;
+
+/** Where the CLI finds the API, and how it prints. */
+final class ClientOptions {
+    enum Output { text, json }
+
+    @Option(names = "--url", description = "ingest-api base URL (FAIRPIX_URL, default http://127.0.0.1:8080)")
+    String url;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE})")
+    Output output;
+
+    String baseUrl() {
+        if (url != null) return url;
+        String env = System.getenv("FAIRPIX_URL");
+        return env != null && !env.isBlank() ? env : "http://127.0.0.1:8080";
+    }
+
+    static String env(String explicit, String variable) {
+        if (explicit != null) return explicit;
+        String v = System.getenv(variable);
+        return v == null || v.isBlank() ? null : v;
+    }
+}

@@ -1,0 +1,42 @@
+package com.fairpix.cli;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.worker.Worker;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "worker", mixinStandardHelpOptions = true,
+        description = {"Run a worker of one pool: consume fairpix.jobs.<pool>, schedule fairly across tenants, process with OpenCV.",
+                "Backend: OpenCV on the CPU only. '--pool gpu' consumes the GPU queue with the same CPU backend; there is no GPU acceleration yet."})
+final class WorkerCommand implements Callable<Integer> {
+    @Mixin ServiceOptions service;
+
+    @Option(names = "--pool", description = "cpu or gpu (FAIRPIX_WORKER_POOL, default cpu)")
+    String pool;
+
+    @Option(names = "--port", description = "port for /metrics and /health (FAIRPIX_WORKER_PORT, default 8081)")
+    Integer port;
+
+    @Option(names = "--threads", description = "processing threads; 0 = cores (FAIRPIX_WORKER_THREADS)")
+    Integer threads;
+
+    @Option(names = "--shutdown-deadline", defaultValue = "30", description = "seconds running jobs get to finish on SIGTERM (default ${DEFAULT-VALUE})")
+    int shutdownDeadline;
+
+    @Override
+    public Integer call() {
+        Map<Setting, String> more = new EnumMap<>(Setting.class);
+        if (pool != null) more.put(Setting.WORKER_POOL, pool);
+        if (port != null) more.put(Setting.WORKER_PORT, port.toString());
+        if (threads != null) more.put(Setting.WORKER_THREADS, threads.toString());
+        FairpixConfig config = service.config(more);
+        Worker worker = Worker.start(config, config.integer(Setting.WORKER_PORT));
+        return Services.runUntilSignalled(() -> worker.stop(Duration.ofSeconds(shutdownDeadline)));
+    }
+}

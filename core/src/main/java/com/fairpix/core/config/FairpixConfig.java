@@ -1,0 +1,125 @@
+package com.fairpix.core.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Resolved configuration: one value per {@link Setting}, with where it came from.
+ *
+ * @throws IllegalArgumentException from {@link #load} when a value does not parse or a file is unreadable
+ */
+public final class FairpixConfig {
+    private final Map<Setting, String> values;
+    private final Map<Setting, String> sources;
+
+    private FairpixConfig(Map<Setting, String> values, Map<Setting, String> sources) {
+        this.values = values;
+        this.sources = sources;
+    }
+
+    /** Loads from the process environment and the file named by {@code FAIRPIX_CONFIG}, if any. */
+    public static FairpixConfig fromEnvironment() {
+        return load(System.getenv(), Map.of());
+    }
+
+    /**
+     * @param env       environment variables ({@code FAIRPIX_*} are read)
+     * @param overrides values from command-line flags, highest precedence
+     */
+    public static FairpixConfig load(Map<String, String> env, Map<Setting, String> overrides) {
+        Properties file = new Properties();
+        String configPath = env.get("FAIRPIX_CONFIG");
+        if (configPath != null && !configPath.isBlank()) {
+            try (Reader reader = Files.newBufferedReader(Path.of(configPath))) {
+                file.load(reader);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read config file " + configPath + " (FAIRPIX_CONFIG): " + e.getMessage(), e);
+            }
+        }
+        Map<Setting, String> values = new EnumMap<>(Setting.class);
+        Map<Setting, String> sources = new EnumMap<>(Setting.class);
+        for (Setting s : Setting.values()) {
+            if (overrides.containsKey(s) && overrides.get(s) != null) {
+                values.put(s, overrides.get(s));
+                sources.put(s, "flag");
+            } else if (env.containsKey(s.env())) {
+                values.put(s, env.get(s.env()));
+                sources.put(s, "env " + s.env());
+            } else if (file.containsKey(s.key())) {
+                values.put(s, file.getProperty(s.key()));
+                sources.put(s, "file " + configPath);
+            } else {
+                values.put(s, s.defaultValue());
+                sources.put(s, "default");
+            }
+        }
+        FairpixConfig config = new FairpixConfig(values, sources);
+        config.validate();
+        return config;
+    }
+
+    /** A copy with some settings replaced (tests, {@code fairpix local}). */
+    public FairpixConfig with(Setting setting, String value) {
+        Map<Setting, String> v = new EnumMap<>(values);
+        Map<Setting, String> s = new EnumMap<>(sources);
+        v.put(setting, value);
+        s.put(setting, "override");
+        FairpixConfig config = new FairpixConfig(v, s);
+        config.validate();
+        return config;
+    }
+
+    private void validate() {
+        for (Setting s : List.of(Setting.JOB_PARTITIONS, Setting.INGEST_PORT, Setting.WORKER_PORT,
+                Setting.WORKER_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
+                Setting.SCHEDULER_QUANTUM)) {
+            int v = integer(s);
+            if (v < 0) throw new IllegalArgumentException(s.env() + " must be >= 0, got " + v);
+        }
+        if (longValue(Setting.MAX_UPLOAD_BYTES) <= 0) throw new IllegalArgumentException(Setting.MAX_UPLOAD_BYTES.env() + " must be > 0");
+        if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
+        if (integer(Setting.SCHEDULER_QUANTUM) < 1) throw new IllegalArgumentException(Setting.SCHEDULER_QUANTUM.env() + " must be >= 1");
+        if (integer(Setting.WORKER_MAX_ATTEMPTS) < 1) throw new IllegalArgumentException(Setting.WORKER_MAX_ATTEMPTS.env() + " must be >= 1");
+        if (longValue(Setting.JOB_RETENTION_SECONDS) <= 0) throw new IllegalArgumentException(Setting.JOB_RETENTION_SECONDS.env() + " must be > 0");
+        String pool = get(Setting.WORKER_POOL);
+        if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.WORKER_POOL.env() + " must be cpu or gpu, got " + pool);
+    }
+
+    public String get(Setting s) {
+        return values.get(s);
+    }
+
+    public int integer(Setting s) {
+        try {
+            return Integer.parseInt(values.get(s).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be an integer, got '" + values.get(s) + "'");
+        }
+    }
+
+    public long longValue(Setting s) {
+        try {
+            return Long.parseLong(values.get(s).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be an integer, got '" + values.get(s) + "'");
+        }
+    }
+
+    /** Setting → [value, source], secrets masked; for {@code fairpix config}. */
+    public Map<Setting, String[]> describe() {
+        Map<Setting, String[]> out = new LinkedHashMap<>();
+        for (Setting s : Setting.values()) {
+            String v = values.get(s);
+            boolean secret = s == Setting.ADMIN_TOKEN || s == Setting.S3_SECRET_KEY;
+            out.put(s, new String[] {secret && !v.isEmpty() ? "****" : v, sources.get(s)});
+        }
+        return out;
+    }
+}

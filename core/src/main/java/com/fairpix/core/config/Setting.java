@@ -1,0 +1,50 @@
+package com.fairpix.core.config;
+
+/**
+ * Every configuration key of fairpix, declared once with its environment variable, default and
+ * meaning. Precedence: command-line flag, then environment ({@code FAIRPIX_*}), then the
+ * properties file ({@code --config} / {@code FAIRPIX_CONFIG}), then the default.
+ */
+public enum Setting {
+    KAFKA_BOOTSTRAP("kafka.bootstrap", "127.0.0.1:19092", "Kafka bootstrap servers (host:port,...)"),
+    JOB_PARTITIONS("kafka.job-partitions", "12", "partitions of fairpix.jobs.{cpu,gpu} when fairpix creates them (caps a pool's useful replicas)"),
+    REDIS_URL("redis.url", "redis://127.0.0.1:16379", "Redis URL (redis://host:port)"),
+    S3_ENDPOINT("s3.endpoint", "http://127.0.0.1:19000", "S3 endpoint URL (path-style); empty for AWS itself"),
+    S3_REGION("s3.region", "us-east-1", "S3 region"),
+    S3_ACCESS_KEY("s3.access-key", "fairpix", "S3 access key id"),
+    S3_SECRET_KEY("s3.secret-key", "fairpix-secret", "S3 secret access key"),
+    S3_BUCKET("s3.bucket", "fairpix", "bucket holding originals and results (created when missing)"),
+    BIND_HOST("http.bind-host", "127.0.0.1", "address the HTTP servers listen on"),
+    INGEST_PORT("ingest.port", "8080", "ingest-api port (tenant API, admin API, /metrics, /health)"),
+    WORKER_PORT("worker.port", "8081", "worker port (/metrics, /health)"),
+    ADMIN_TOKEN("admin.token", "", "bearer token for /admin/v1; empty disables the admin API"),
+    MAX_UPLOAD_BYTES("ingest.max-upload-bytes", "52428800", "largest upload any tenant may send, in bytes (a tenant's own limit may be lower)"),
+    JOB_RETENTION_SECONDS("jobs.retention-seconds", "604800", "how long job records stay in Redis, in seconds"),
+    WORKER_POOL("worker.pool", "cpu", "pool a worker consumes: cpu or gpu"),
+    WORKER_THREADS("worker.threads", "0", "processing threads per worker; 0 = number of cores"),
+    WORKER_MAX_ATTEMPTS("worker.max-attempts", "3", "attempts for a job failing transiently before it is dead-lettered"),
+    WORKER_BUFFERED_JOBS("worker.buffered-jobs", "256", "jobs a worker buffers in memory before pausing consumption (backpressure)"),
+    WORKER_MAX_PIXELS("worker.max-pixels", "100000000", "largest source a worker decodes, pixels (the tenant's maxPixels is checked at ingest)"),
+    SCHEDULER_QUANTUM("worker.scheduler-quantum", "10", "deficit round robin quantum per unit of weight, in cost units (megapixels x operations)"),
+    URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
+
+    private final String key;
+    private final String defaultValue;
+    private final String doc;
+
+    Setting(String key, String defaultValue, String doc) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.doc = doc;
+    }
+
+    /** The properties-file key, e.g. {@code kafka.bootstrap}. */
+    public String key() { return key; }
+
+    /** The environment variable, e.g. {@code FAIRPIX_KAFKA_BOOTSTRAP}. */
+    public String env() { return "FAIRPIX_" + name(); }
+
+    public String defaultValue() { return defaultValue; }
+
+    public String doc() { return doc; }
+}

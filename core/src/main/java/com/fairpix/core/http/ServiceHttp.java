@@ -1,0 +1,91 @@
+package com.fairpix.core.http;
+
+import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.json.Json;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.json.JavalinJackson;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP server every fairpix service runs: JSON through our Jackson mapper, errors as RFC 9457
+ * problem+json in one place, Prometheus text at {@code /metrics}, and {@code /health/live} and
+ * {@code /health/ready} (503 naming the dependencies that are down).
+ */
+public final class ServiceHttp {
+    public static final String PROBLEM_JSON = "application/problem+json";
+    private static final Logger log = LoggerFactory.getLogger(ServiceHttp.class);
+
+    private ServiceHttp() {}
+
+    public static PrometheusMeterRegistry newRegistry() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        return registry;
+    }
+
+    /**
+     * @param readiness dependency name → check; ready only when all answer true
+     * @param extra     further configuration (request size limits)
+     */
+    public static Javalin create(PrometheusMeterRegistry registry, Map<String, BooleanSupplier> readiness, Consumer<JavalinConfig> extra) {
+        Javalin app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.useVirtualThreads = true;
+            config.jsonMapper(new JavalinJackson(Json.mapper(), true));
+            extra.accept(config);
+        });
+        app.exception(ApiProblem.class, (e, ctx) -> renderProblem(ctx, e));
+        app.exception(Exception.class, (e, ctx) -> {
+            log.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
+            renderProblem(ctx, new ApiProblem(500, "internal", "Internal server error", "The request failed on our side; it has been logged."));
+        });
+        app.error(404, ctx -> {
+            if (ctx.result() == null || ctx.result().isEmpty()) {
+                renderProblem(ctx, ApiProblem.notFound("No route for " + ctx.method() + " " + ctx.path()));
+            }
+        });
+        app.error(405, ctx -> renderProblem(ctx, new ApiProblem(405, "method-not-allowed", "Method not allowed", ctx.method() + " is not allowed on " + ctx.path())));
+        app.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
+        app.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
+        app.get("/health/ready", ctx -> {
+            Map<String, String> checks = new LinkedHashMap<>();
+            boolean ready = true;
+            for (var check : readiness.entrySet()) {
+                boolean up;
+                try {
+                    up = check.getValue().getAsBoolean();
+                } catch (RuntimeException e) {
+                    up = false;
+                }
+                checks.put(check.getKey(), up ? "UP" : "DOWN");
+                ready &= up;
+            }
+            ctx.status(ready ? 200 : 503).json(Map.of("status", ready ? "UP" : "DOWN", "checks", checks));
+        });
+        return app;
+    }
+
+    /** Writes {@code problem} as the response: status, headers, problem+json body. */
+    public static void renderProblem(Context ctx, ApiProblem problem) {
+        problem.headers().forEach(ctx::header);
+        ctx.status(problem.status())
+                .contentType(PROBLEM_JSON)
+                .result(Json.write(problem.body(ctx.path())));
+    }
+}

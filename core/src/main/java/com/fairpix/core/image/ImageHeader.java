@@ -1,0 +1,170 @@
+package com.fairpix.core.image;
+
+/**
+ * What an image's header says, read without decoding pixels: JPEG SOFn + EXIF Orientation, PNG
+ * IHDR, WebP VP8 / VP8L / VP8X (sources: ITU T.81 Annex B, PNG spec §11.2.2, RFC 9649 §2.5–2.7,
+ * CIPA DC-008 for EXIF).
+ *
+ * @param width       stored width, pixels (before EXIF orientation)
+ * @param height      stored height, pixels
+ * @param orientation EXIF orientation 1–8 (1 when absent)
+ * @param complete    false when the file visibly ends early (JPEG without EOI, PNG without IEND)
+ */
+public record ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete) {
+
+    /** Pixels as stored: width × height. */
+    public long pixels() {
+        return (long) width * height;
+    }
+
+    /** True when EXIF orientation swaps width and height (5–8). */
+    public boolean transposed() {
+        return orientation >= 5 && orientation <= 8;
+    }
+
+    /** Width as displayed, after EXIF orientation. */
+    public int displayWidth() {
+        return transposed() ? height : width;
+    }
+
+    /** Height as displayed, after EXIF orientation. */
+    public int displayHeight() {
+        return transposed() ? width : height;
+    }
+
+    /** Thrown when the magic bytes name a format but its header cannot be read. */
+    public static final class HeaderException extends Exception {
+        public HeaderException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Parses the header of {@code data}.
+     *
+     * @return null when the magic bytes match no accepted format
+     * @throws HeaderException when the header is missing, truncated or has zero dimensions
+     */
+    public static ImageHeader read(byte[] data) throws HeaderException {
+        ImageFormat format = ImageFormat.sniff(data);
+        if (format == null) return null;
+        ImageHeader h = switch (format) {
+            case JPEG -> jpeg(data);
+            case PNG -> png(data);
+            case WEBP -> webp(data);
+        };
+        if (h.width <= 0 || h.height <= 0) throw new HeaderException(format.id() + " header gives no dimensions");
+        return h;
+    }
+
+    private static ImageHeader jpeg(byte[] d) throws HeaderException {
+        int orientation = 1;
+        int i = 2;
+        while (i + 4 <= d.length) {
+            if ((d[i] & 0xFF) != 0xFF) throw new HeaderException("jpeg: marker expected at byte " + i);
+            int marker = d[i + 1] & 0xFF;
+            if (marker == 0xFF) { i++; continue; } // fill byte
+            if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) { i += 2; continue; }
+            if (marker == 0xD9 || marker == 0xDA) break; // EOI or start of scan before any SOF
+            int len = u16be(d, i + 2);
+            if (len < 2) throw new HeaderException("jpeg: bad segment length at byte " + i);
+            int seg = i + 4;
+            if (marker == 0xE1 && seg + 6 <= d.length && d[seg] == 'E' && d[seg + 1] == 'x' && d[seg + 2] == 'i' && d[seg + 3] == 'f') {
+                orientation = exifOrientation(d, seg + 6, Math.min(d.length, i + 2 + len));
+            }
+            boolean sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+            if (sof) {
+                if (seg + 5 > d.length) throw new HeaderException("jpeg: truncated SOF segment");
+                int height = u16be(d, seg + 1);
+                int width = u16be(d, seg + 3);
+                return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, jpegComplete(d));
+            }
+            i += 2 + len;
+        }
+        throw new HeaderException("jpeg: no frame header (SOF) found");
+    }
+
+    /** A JPEG ends with EOI (FFD9); some writers pad or append a little after it, so look at the tail. */
+    private static boolean jpegComplete(byte[] d) {
+        for (int i = d.length - 2; i >= Math.max(2, d.length - 1024); i--) {
+            if ((d[i] & 0xFF) == 0xFF && (d[i + 1] & 0xFF) == 0xD9) return true;
+        }
+        return false;
+    }
+
+    private static int exifOrientation(byte[] d, int tiff, int end) {
+        if (tiff + 8 > end) return 1;
+        boolean le = d[tiff] == 'I' && d[tiff + 1] == 'I';
+        boolean be = d[tiff] == 'M' && d[tiff + 1] == 'M';
+        if (!le && !be) return 1;
+        long ifd = u32(d, tiff + 4, le);
+        int p = (int) (tiff + ifd);
+        if (ifd < 8 || p + 2 > end) return 1;
+        int count = u16(d, p, le);
+        for (int k = 0; k < count; k++) {
+            int entry = p + 2 + 12 * k;
+            if (entry + 12 > end) return 1;
+            if (u16(d, entry, le) == 0x0112) {
+                int v = u16(d, entry + 8, le);
+                return v >= 1 && v <= 8 ? v : 1;
+            }
+        }
+        return 1;
+    }
+
+    private static ImageHeader png(byte[] d) throws HeaderException {
+        if (d.length < 33 || d[12] != 'I' || d[13] != 'H' || d[14] != 'D' || d[15] != 'R') throw new HeaderException("png: IHDR chunk missing or truncated");
+        long w = u32(d, 16, false);
+        long h = u32(d, 20, false);
+        if (w > Integer.MAX_VALUE || h > Integer.MAX_VALUE) throw new HeaderException("png: dimensions out of range");
+        boolean complete = d.length >= 12 && d[d.length - 8] == 'I' && d[d.length - 7] == 'E' && d[d.length - 6] == 'N' && d[d.length - 5] == 'D';
+        return new ImageHeader(ImageFormat.PNG, (int) w, (int) h, 1, false, complete);
+    }
+
+    private static ImageHeader webp(byte[] d) throws HeaderException {
+        if (d.length < 30) throw new HeaderException("webp: header truncated");
+        String chunk = new String(d, 12, 4, java.nio.charset.StandardCharsets.US_ASCII);
+        switch (chunk) {
+            case "VP8 " -> {
+                if ((d[23] & 0xFF) != 0x9D || (d[24] & 0xFF) != 0x01 || (d[25] & 0xFF) != 0x2A) throw new HeaderException("webp: bad VP8 start code");
+                return new ImageHeader(ImageFormat.WEBP, u16le(d, 26) & 0x3FFF, u16le(d, 28) & 0x3FFF, 1, false, true);
+            }
+            case "VP8L" -> {
+                if ((d[20] & 0xFF) != 0x2F) throw new HeaderException("webp: bad VP8L signature");
+                long bits = u32(d, 21, true);
+                int w = (int) (bits & 0x3FFF) + 1;
+                int h = (int) ((bits >> 14) & 0x3FFF) + 1;
+                return new ImageHeader(ImageFormat.WEBP, w, h, 1, false, true);
+            }
+            case "VP8X" -> {
+                boolean animated = (d[20] & 0x02) != 0;
+                int w = u24le(d, 24) + 1;
+                int h = u24le(d, 27) + 1;
+                return new ImageHeader(ImageFormat.WEBP, w, h, 1, animated, true);
+            }
+            default -> throw new HeaderException("webp: unknown first chunk '" + chunk.strip() + "'");
+        }
+    }
+
+    private static int u16be(byte[] d, int i) throws HeaderException {
+        if (i + 2 > d.length) throw new HeaderException("header truncated at byte " + i);
+        return ((d[i] & 0xFF) << 8) | (d[i + 1] & 0xFF);
+    }
+
+    private static int u16(byte[] d, int i, boolean le) {
+        return le ? (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8) : ((d[i] & 0xFF) << 8) | (d[i + 1] & 0xFF);
+    }
+
+    private static int u16le(byte[] d, int i) {
+        return u16(d, i, true);
+    }
+
+    private static int u24le(byte[] d, int i) {
+        return (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8) | ((d[i + 2] & 0xFF) << 16);
+    }
+
+    private static long u32(byte[] d, int i, boolean le) {
+        long a = d[i] & 0xFF, b = d[i + 1] & 0xFF, c = d[i + 2] & 0xFF, e = d[i + 3] & 0xFF;
+        return le ? a | (b << 8) | (c << 16) | (e << 24) : (a << 24) | (b << 16) | (c << 8) | e;
+    }
+}

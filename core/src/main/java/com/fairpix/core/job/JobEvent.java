@@ -1,0 +1,35 @@
+package com.fairpix.core.job;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A job lifecycle event on {@code fairpix.events}, keyed by tenant id.
+ *
+ * @param eventId deterministic per (job, state), so a re-processed job emits no second id
+ * @param type    job.queued | job.running | job.succeeded | job.failed | job.cancelled
+ */
+public record JobEvent(
+        int schemaVersion,
+        String eventId,
+        String type,
+        Instant timestamp,
+        String jobId,
+        String tenant,
+        JobState state,
+        Map<String, JobRecord.Result> results,
+        JobRecord.Error error) {
+    public static final int SCHEMA_VERSION = 1;
+
+    public static JobEvent of(JobRecord job, Instant at) {
+        String type = switch (job.state()) {
+            case QUEUED -> "job.queued";
+            case RUNNING -> "job.running";
+            case DONE -> "job.succeeded";
+            case FAILED -> "job.failed";
+            case CANCELLED -> "job.cancelled";
+        };
+        return new JobEvent(SCHEMA_VERSION, "evt_" + job.id() + "_" + job.state().name().toLowerCase(),
+                type, at, job.id(), job.tenant(), job.state(), job.results(), job.error());
+    }
+}

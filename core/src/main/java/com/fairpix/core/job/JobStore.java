@@ -1,0 +1,102 @@
+package com.fairpix.core.job;
+
+import com.fairpix.core.json.Json;
+import com.fairpix.core.redis.RedisKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Job records in Redis: a hash {@code fp:{tenant}:job:{id}} with the current {@code state} and the
+ * record's {@code json}; a per-tenant index sorted by id (UUIDv7, so by creation time).
+ *
+ * <p>Transitions are compare-and-set in one Lua script, so two workers racing on one job (a
+ * redelivery) cannot move a DONE job back to RUNNING.
+ */
+public final class JobStore {
+    private static final String TRANSITION = """
+            local cur = redis.call('HGET', KEYS[1], 'state')
+            if not cur then return {0, ''} end
+            for s in string.gmatch(ARGV[1], '[^,]+') do
+              if s == cur then
+                redis.call('HSET', KEYS[1], 'state', ARGV[2], 'json', ARGV[3])
+                redis.call('EXPIRE', KEYS[1], ARGV[4])
+                return {1, cur}
+              end
+            end
+            return {0, cur}
+            """;
+
+    private final UnifiedJedis redis;
+    private final long retentionSeconds;
+
+    /** @param retentionSeconds how long a record lives after its last change, seconds */
+    public JobStore(UnifiedJedis redis, long retentionSeconds) {
+        this.redis = redis;
+        this.retentionSeconds = retentionSeconds;
+    }
+
+    public void create(JobRecord job) {
+        String key = RedisKeys.job(job.tenant(), job.id());
+        redis.hset(key, Map.of("state", job.state().name(), "json", Json.write(job)));
+        redis.expire(key, retentionSeconds);
+        redis.zadd(RedisKeys.jobIndex(job.tenant()), 0, job.id());
+        redis.set(RedisKeys.jobOwner(job.id()), job.tenant(), SetParams.setParams().ex(retentionSeconds));
+    }
+
+    /** The job if it exists and belongs to {@code tenant}; another tenant's job is simply absent. */
+    public Optional<JobRecord> get(String tenant, String jobId) {
+        String json = redis.hget(RedisKeys.job(tenant, jobId), "json");
+        return json == null ? Optional.empty() : Optional.of(Json.read(json, JobRecord.class));
+    }
+
+    /** The owning tenant of a job id (admin look-ups only). */
+    public Optional<String> tenantOf(String jobId) {
+        return Optional.ofNullable(redis.get(RedisKeys.jobOwner(jobId)));
+    }
+
+    /**
+     * Writes {@code next} if the stored state is one of {@code from}.
+     *
+     * @return the outcome, with the state found
+     */
+    public Transition transition(JobRecord next, Set<JobState> from) {
+        String allowed = from.stream().map(Enum::name).collect(Collectors.joining(","));
+        Object out = redis.eval(TRANSITION, List.of(RedisKeys.job(next.tenant(), next.id())),
+                List.of(allowed, next.state().name(), Json.write(next), Long.toString(retentionSeconds)));
+        List<?> result = (List<?>) out;
+        boolean applied = ((Long) result.get(0)) == 1L;
+        String found = String.valueOf(result.get(1));
+        return new Transition(applied, found.isEmpty() ? null : JobState.valueOf(found));
+    }
+
+    /** @param found the state before the call; null when the record does not exist */
+    public record Transition(boolean applied, JobState found) {}
+
+    /**
+     * A page of a tenant's jobs, newest first.
+     *
+     * @param cursor the last id of the previous page, or null for the first page
+     * @param limit  1–100
+     */
+    public Page list(String tenant, String cursor, int limit) {
+        String max = cursor == null ? "+" : "(" + cursor;
+        List<String> ids = redis.zrevrangeByLex(RedisKeys.jobIndex(tenant), max, "-", 0, limit);
+        List<JobRecord> jobs = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            Optional<JobRecord> job = get(tenant, id);
+            if (job.isPresent()) jobs.add(job.get());
+            else redis.zrem(RedisKeys.jobIndex(tenant), id); // expired record: drop its index entry
+        }
+        String next = ids.size() == limit ? ids.get(ids.size() - 1) : null;
+        return new Page(jobs, next);
+    }
+
+    /** @param nextCursor pass as {@code cursor} for the next page; null at the end */
+    public record Page(List<JobRecord> jobs, String nextCursor) {}
+}

@@ -1,0 +1,15 @@
+package com.fairpix.core.metrics;
+
+/** Metric names, Prometheus style (Micrometer adds {@code _total} to counters and {@code _seconds} to timers). */
+public final class MetricNames {
+    private MetricNames() {}
+
+    public static final String JOBS_SUBMITTED = "fairpix.jobs.submitted";
+    public static final String JOBS_REJECTED = "fairpix.jobs.rejected";
+    public static final String UPLOAD_BYTES = "fairpix.upload.bytes";
+    public static final String JOBS_COMPLETED = "fairpix.jobs.completed";
+    public static final String JOB_PROCESSING = "fairpix.job.processing";
+    public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
+    public static final String JOBS_RUNNING = "fairpix.jobs.running";
+    public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
+}

@@ -1,0 +1,23 @@
+package com.fairpix.core.redis;
+
+import java.net.URI;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisPooled;
+
+/** Builds the pooled Jedis client from a {@code redis://host:port} URL, with short timeouts. */
+public final class Redis {
+    private Redis() {}
+
+    /** @throws IllegalArgumentException when the URL has no host or port */
+    public static JedisPooled connect(String url) {
+        URI uri = URI.create(url);
+        if (uri.getHost() == null || uri.getPort() < 0) throw new IllegalArgumentException("Redis URL must be redis://host:port, got " + url);
+        // Short timeouts: a request must fail fast with 503, never hang, when Redis is away.
+        DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(2000)
+                .socketTimeoutMillis(2000)
+                .build();
+        return new JedisPooled(new HostAndPort(uri.getHost(), uri.getPort()), config);
+    }
+}

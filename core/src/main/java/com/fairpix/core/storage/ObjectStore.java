@@ -1,0 +1,41 @@
+package com.fairpix.core.storage;
+
+import java.io.InputStream;
+
+/** The blob store fairpix keeps originals and results in (S3 or any S3-compatible server). */
+public interface ObjectStore extends AutoCloseable {
+
+    /** Stores {@code data} under {@code key}, replacing any object there. */
+    void put(String key, byte[] data, String contentType);
+
+    /**
+     * Reads a whole object.
+     *
+     * @param maxBytes refuse objects larger than this, bytes
+     * @throws ObjectNotFoundException when there is no such key
+     */
+    byte[] get(String key, long maxBytes);
+
+    /**
+     * Opens an object for streaming; the caller closes the stream.
+     *
+     * @throws ObjectNotFoundException when there is no such key
+     */
+    InputStream open(String key);
+
+    /** Creates the bucket when it is missing. */
+    void ensureBucket();
+
+    /** True when the store answers (readiness). */
+    boolean ping();
+
+    @Override
+    void close();
+
+    /** No object under the key. */
+    final class ObjectNotFoundException extends RuntimeException {
+        public ObjectNotFoundException(String key) {
+            super("no object at " + key);
+        }
+    }
+}

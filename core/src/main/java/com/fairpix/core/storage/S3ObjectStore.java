@@ -1,0 +1,97 @@
+package com.fairpix.core.storage;
+
+import java.io.InputStream;
+import java.net.URI;
+import java.time.Duration;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/** {@link ObjectStore} over the AWS SDK v2, path-style, for S3 and S3-compatible servers. */
+public final class S3ObjectStore implements ObjectStore {
+    private final S3Client s3;
+    private final String bucket;
+
+    /** @param endpoint endpoint override (e.g. http://127.0.0.1:19000); null or blank for AWS */
+    public S3ObjectStore(String endpoint, String region, String accessKey, String secretKey, String bucket) {
+        var builder = S3Client.builder()
+                .region(Region.of(region))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
+                .forcePathStyle(true)
+                // Checksums only where S3 requires them: S3-compatible servers differ in what they accept.
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .overrideConfiguration(c -> c.apiCallTimeout(Duration.ofSeconds(30)).apiCallAttemptTimeout(Duration.ofSeconds(10)));
+        if (endpoint != null && !endpoint.isBlank()) builder.endpointOverride(URI.create(endpoint));
+        this.s3 = builder.build();
+        this.bucket = bucket;
+    }
+
+    @Override
+    public void put(String key, byte[] data, String contentType) {
+        s3.putObject(b -> b.bucket(bucket).key(key).contentType(contentType).contentLength((long) data.length), RequestBody.fromBytes(data));
+    }
+
+    @Override
+    public byte[] get(String key, long maxBytes) {
+        try (InputStream in = open(key)) {
+            byte[] data = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
+            if (data.length > maxBytes) throw new IllegalStateException("object " + key + " is over the limit of " + maxBytes + " bytes");
+            return data;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("reading " + key + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public InputStream open(String key) {
+        try {
+            return s3.getObject(b -> b.bucket(bucket).key(key));
+        } catch (NoSuchKeyException e) {
+            throw new ObjectNotFoundException(key);
+        }
+    }
+
+    @Override
+    public void ensureBucket() {
+        try {
+            s3.headBucket(b -> b.bucket(bucket));
+        } catch (NoSuchBucketException e) {
+            createBucket();
+        } catch (S3Exception e) {
+            if (e.statusCode() != 404) throw e;
+            createBucket();
+        }
+    }
+
+    private void createBucket() {
+        try {
+            s3.createBucket(b -> b.bucket(bucket));
+        } catch (BucketAlreadyOwnedByYouException e) {
+            // another node created it first
+        }
+    }
+
+    @Override
+    public boolean ping() {
+        try {
+            s3.headBucket(b -> b.bucket(bucket));
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        s3.close();
+    }
+}

@@ -1,0 +1,67 @@
+package com.fairpix.core.tenant;
+
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A tenant and its limits.
+ *
+ * @param id                 {@code [a-z0-9][a-z0-9-]{1,62}}
+ * @param weight             fair-share weight in the worker's scheduler (> 0)
+ * @param rate               token-bucket refill rate, tokens/s
+ * @param burst              token-bucket size, tokens
+ * @param dailyQuota         jobs per UTC day
+ * @param maxConcurrentJobs  jobs QUEUED+RUNNING at once
+ * @param maxUploadBytes     largest original accepted, bytes
+ * @param maxPixels          largest original accepted, width × height pixels
+ * @param allowedFormats     subset of jpeg, png, webp
+ * @param pool               default worker pool: cpu or gpu
+ * @param version            incremented by every change
+ */
+public record Tenant(
+        String id,
+        TenantState state,
+        double weight,
+        double rate,
+        double burst,
+        long dailyQuota,
+        int maxConcurrentJobs,
+        long maxUploadBytes,
+        long maxPixels,
+        Set<String> allowedFormats,
+        String webhookUrl,
+        String webhookSecret,
+        String pool,
+        long version) {
+
+    public static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{1,62}");
+    public static final Set<String> FORMATS = Set.of("jpeg", "png", "webp");
+
+    /** A new ACTIVE tenant with the platform defaults. */
+    public static Tenant withDefaults(String id) {
+        return new Tenant(id, TenantState.ACTIVE, 1.0, 10.0, 20.0, 100_000, 100,
+                25L * 1024 * 1024, 50_000_000L, Set.copyOf(FORMATS), null, null, "cpu", 1);
+    }
+
+    /** Every problem with this tenant's values; empty when valid. */
+    public List<String> problems() {
+        var problems = new java.util.ArrayList<String>();
+        if (id == null || !ID.matcher(id).matches()) problems.add("id must match [a-z0-9][a-z0-9-]{1,62}");
+        if (!(weight > 0)) problems.add("weight must be > 0");
+        if (!(rate > 0)) problems.add("rate must be > 0 tokens/s");
+        if (!(burst >= 1)) problems.add("burst must be >= 1 token");
+        if (dailyQuota < 0) problems.add("dailyQuota must be >= 0");
+        if (maxConcurrentJobs < 1) problems.add("maxConcurrentJobs must be >= 1");
+        if (maxUploadBytes < 1) problems.add("maxUploadBytes must be >= 1");
+        if (maxPixels < 1) problems.add("maxPixels must be >= 1");
+        if (allowedFormats == null || allowedFormats.isEmpty() || !FORMATS.containsAll(allowedFormats)) problems.add("allowedFormats must be a non-empty subset of " + FORMATS);
+        if (!"cpu".equals(pool) && !"gpu".equals(pool)) problems.add("pool must be cpu or gpu");
+        return problems;
+    }
+
+    public Tenant withState(TenantState newState) {
+        return new Tenant(id, newState, weight, rate, burst, dailyQuota, maxConcurrentJobs, maxUploadBytes,
+                maxPixels, allowedFormats, webhookUrl, webhookSecret, pool, version + 1);
+    }
+}

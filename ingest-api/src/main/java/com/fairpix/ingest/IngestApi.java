@@ -1,0 +1,94 @@
+package com.fairpix.ingest;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.job.JobStore;
+import com.fairpix.core.kafka.KafkaSupport;
+import com.fairpix.core.redis.Redis;
+import com.fairpix.core.storage.ObjectStore;
+import com.fairpix.core.storage.S3ObjectStore;
+import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.ingest.auth.Authenticator;
+import com.fairpix.ingest.enqueue.JobSubmitter;
+import com.fairpix.ingest.http.AdminController;
+import com.fairpix.ingest.http.JobController;
+import com.fairpix.ingest.http.Routes;
+import io.javalin.Javalin;
+import io.javalin.config.SizeUnit;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPooled;
+
+/** The ingest-api service: tenant API, admin API, /metrics and /health on one port. */
+public final class IngestApi implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(IngestApi.class);
+
+    private final JedisPooled redis;
+    private final ObjectStore objects;
+    private final KafkaProducer<String, byte[]> producer;
+    private final Javalin app;
+
+    private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app) {
+        this.redis = redis;
+        this.objects = objects;
+        this.producer = producer;
+        this.app = app;
+    }
+
+    /**
+     * Connects to Redis, S3 and Kafka (creating the bucket and topics when missing) and starts
+     * listening.
+     *
+     * @throws IllegalStateException when a dependency cannot be reached at start
+     */
+    public static IngestApi start(FairpixConfig config) {
+        JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
+        ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
+                config.get(Setting.S3_ACCESS_KEY), config.get(Setting.S3_SECRET_KEY), config.get(Setting.S3_BUCKET));
+        objects.ensureBucket();
+        KafkaSupport.ensureTopics(config.get(Setting.KAFKA_BOOTSTRAP), config.integer(Setting.JOB_PARTITIONS));
+        KafkaProducer<String, byte[]> producer = KafkaSupport.producer(config.get(Setting.KAFKA_BOOTSTRAP), "fairpix-ingest");
+
+        PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
+        Clock clock = Clock.systemUTC();
+        TenantStore tenants = new TenantStore(redis);
+        JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
+        Authenticator auth = new Authenticator(tenants, config.get(Setting.ADMIN_TOKEN));
+        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry, clock);
+
+        Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
+        readiness.put("redis", () -> "PONG".equals(redis.ping()));
+        readiness.put("s3", objects::ping);
+        long maxUpload = config.longValue(Setting.MAX_UPLOAD_BYTES);
+        Javalin app = ServiceHttp.create(registry, readiness, c -> {
+            c.http.maxRequestSize = maxUpload;
+            c.jetty.multipartConfig.maxFileSize(maxUpload, SizeUnit.BYTES);
+            c.jetty.multipartConfig.maxTotalRequestSize(maxUpload + 1024 * 1024, SizeUnit.BYTES);
+            c.jetty.multipartConfig.maxInMemoryFileSize((int) Math.min(maxUpload, Integer.MAX_VALUE), SizeUnit.BYTES);
+        });
+        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock), new AdminController(auth, tenants, jobs));
+        app.start(config.get(Setting.BIND_HOST), config.integer(Setting.INGEST_PORT));
+        log.info("ingest-api listening on {}:{}", config.get(Setting.BIND_HOST), app.port());
+        return new IngestApi(redis, objects, producer, app);
+    }
+
+    /** The port actually bound (useful with port 0). */
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+        producer.close();
+        objects.close();
+        redis.close();
+    }
+}

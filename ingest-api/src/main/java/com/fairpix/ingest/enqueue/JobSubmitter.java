@@ -1,0 +1,202 @@
+package com.fairpix.ingest.enqueue;
+
+import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.image.ImageHeader;
+import com.fairpix.core.job.JobIds;
+import com.fairpix.core.job.JobMessage;
+import com.fairpix.core.job.JobRecord;
+import com.fairpix.core.job.JobSpec;
+import com.fairpix.core.job.JobState;
+import com.fairpix.core.job.JobStore;
+import com.fairpix.core.json.Json;
+import com.fairpix.core.kafka.Topics;
+import com.fairpix.core.metrics.MetricNames;
+import com.fairpix.core.redis.RedisKeys;
+import com.fairpix.core.storage.ObjectStore;
+import com.fairpix.core.storage.StorageKeys;
+import com.fairpix.core.tenant.Tenant;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Accepts one upload: validates it, stores the original in S3, records the job as QUEUED in Redis
+ * and produces the job message to Kafka, returning only after Kafka acknowledged it.
+ */
+public final class JobSubmitter {
+    private static final Logger log = LoggerFactory.getLogger(JobSubmitter.class);
+    private static final long IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+    private final ObjectStore objects;
+    private final JobStore jobs;
+    private final UnifiedJedis redis;
+    private final KafkaProducer<String, byte[]> producer;
+    private final MeterRegistry metrics;
+    private final Clock clock;
+
+    public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer, MeterRegistry metrics, Clock clock) {
+        this.objects = objects;
+        this.jobs = jobs;
+        this.redis = redis;
+        this.producer = producer;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /** The accepted job, and whether it is a replay of an earlier request with the same Idempotency-Key. */
+    public record Submission(JobRecord job, boolean replayed) {}
+
+    /**
+     * @param image          the upload's bytes
+     * @param specJson       the job spec as JSON
+     * @param idempotencyKey the client's Idempotency-Key header, or null
+     * @throws ApiProblem 400 bad spec, 413 too large, 415 format not allowed, 422 bad header or too
+     *                    many pixels, 409 a request with the same key in flight, 503 a backend down
+     */
+    public Submission submit(Tenant tenant, byte[] image, String specJson, String idempotencyKey) {
+        JobSpec spec = JobSpec.parse(specJson);
+        if (image.length == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
+        if (image.length > tenant.maxUploadBytes()) {
+            throw ApiProblem.tooLarge("The upload is " + image.length + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
+        }
+        ImageHeader header = readHeader(tenant, image);
+        String pool = spec.pool() != null ? spec.pool() : tenant.pool();
+
+        String jobId = JobIds.next();
+        if (idempotencyKey != null) {
+            Optional<JobRecord> earlier = claimIdempotencyKey(tenant.id(), idempotencyKey, jobId);
+            if (earlier.isPresent()) return new Submission(earlier.get(), true);
+        }
+        try {
+            Instant now = clock.instant();
+            String key = StorageKeys.original(tenant.id(), jobId, header.format().extension(), now);
+            JobRecord.Original original = new JobRecord.Original(key, header.format().id(), image.length, sha256(image), header.displayWidth(), header.displayHeight());
+            JobRecord job = new JobRecord(jobId, tenant.id(), JobState.QUEUED, pool, now, null, null, original, spec, Map.of(), null, 0);
+
+            putOriginal(key, image, header);
+            createRecord(job);
+            enqueue(job, cost(header, spec));
+            metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool).increment();
+            metrics.summary(MetricNames.UPLOAD_BYTES).record(image.length);
+            return new Submission(job, false);
+        } catch (RuntimeException e) {
+            if (idempotencyKey != null) releaseIdempotencyKey(tenant.id(), idempotencyKey, jobId);
+            throw e;
+        }
+    }
+
+    private ImageHeader readHeader(Tenant tenant, byte[] image) {
+        ImageHeader header;
+        try {
+            header = ImageHeader.read(image);
+        } catch (ImageHeader.HeaderException e) {
+            throw ApiProblem.unprocessable("undecodable-header", "The image header cannot be read: " + e.getMessage());
+        }
+        if (header == null) {
+            throw ApiProblem.unsupportedMediaType("The upload is not a JPEG, PNG or WebP image (checked by its first bytes).");
+        }
+        if (!tenant.allowedFormats().contains(header.format().id())) {
+            throw ApiProblem.unsupportedMediaType("Format " + header.format().id() + " is not allowed for tenant '" + tenant.id() + "' (allowedFormats: " + tenant.allowedFormats() + ").");
+        }
+        if (header.pixels() > tenant.maxPixels()) {
+            throw ApiProblem.unprocessable("too-many-pixels", "The image is " + header.width() + "x" + header.height() + " = " + header.pixels() + " pixels; tenant '" + tenant.id() + "' accepts at most " + tenant.maxPixels() + " (maxPixels).");
+        }
+        if (header.animated()) {
+            throw ApiProblem.unprocessable("animated", "Animated images are not supported.");
+        }
+        return header;
+    }
+
+    /** Cost units: decoded megapixels × operations (at least 1 megapixel's worth). */
+    static double cost(ImageHeader header, JobSpec spec) {
+        return Math.max(1.0, header.pixels() / 1e6) * Math.max(1, spec.operationCount());
+    }
+
+    private void putOriginal(String key, byte[] image, ImageHeader header) {
+        try {
+            objects.put(key, image, header.format().contentType());
+        } catch (RuntimeException e) {
+            log.warn("S3 put failed for {}: {}", key, e.toString());
+            throw ApiProblem.unavailable("s3", "The object store is not answering; try again shortly.", 5);
+        }
+    }
+
+    private void createRecord(JobRecord job) {
+        try {
+            jobs.create(job);
+        } catch (JedisException e) {
+            log.warn("Redis write failed for job {}: {}", job.id(), e.toString());
+            throw ApiProblem.unavailable("redis", "The job store is not answering; try again shortly.", 5);
+        }
+    }
+
+    private void enqueue(JobRecord job, double cost) {
+        JobMessage message = new JobMessage(JobMessage.SCHEMA_VERSION, job.id(), job.tenant(), job.pool(), job.original(), job.spec(), cost, job.createdAt());
+        try {
+            // The 202 promises the job will run: wait for the broker's acknowledgement (acks=all).
+            producer.send(new ProducerRecord<>(Topics.jobs(job.pool()), job.tenant(), Json.writeBytes(message))).get(15, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw enqueueFailed(job, e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw enqueueFailed(job, e);
+        }
+    }
+
+    private ApiProblem enqueueFailed(JobRecord job, Exception e) {
+        log.warn("Kafka produce failed for job {}: {}", job.id(), e.toString());
+        try {
+            jobs.transition(job.failed(clock.instant(), "enqueue-failed", "The job could not be queued; it was not accepted."), Set.of(JobState.QUEUED));
+        } catch (RuntimeException ignored) {
+            // the record expires with its retention; the client got a 503 and knows to retry
+        }
+        return ApiProblem.unavailable("kafka", "The job queue is not answering; the job was not accepted. Try again shortly.", 5);
+    }
+
+    private Optional<JobRecord> claimIdempotencyKey(String tenant, String idempotencyKey, String jobId) {
+        if (idempotencyKey.length() > 255) throw ApiProblem.badRequest("invalid-idempotency-key", "Idempotency-Key must be at most 255 characters.");
+        String key = RedisKeys.idempotency(tenant, idempotencyKey);
+        try {
+            if (redis.set(key, jobId, SetParams.setParams().nx().ex(IDEMPOTENCY_TTL_SECONDS)) != null) return Optional.empty();
+            String earlierId = redis.get(key);
+            Optional<JobRecord> earlier = earlierId == null ? Optional.empty() : jobs.get(tenant, earlierId);
+            if (earlier.isEmpty()) throw ApiProblem.conflict("idempotency-in-flight", "A request with this Idempotency-Key is still being processed; retry shortly.");
+            return earlier;
+        } catch (JedisException e) {
+            throw ApiProblem.unavailable("redis", "The job store is not answering; try again shortly.", 5);
+        }
+    }
+
+    private void releaseIdempotencyKey(String tenant, String idempotencyKey, String jobId) {
+        try {
+            String key = RedisKeys.idempotency(tenant, idempotencyKey);
+            if (jobId.equals(redis.get(key))) redis.del(key);
+        } catch (RuntimeException ignored) {
+            // it expires; a retry then gets 409 until then, never a duplicate
+        }
+    }
+
+    static String sha256(byte[] data) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package com.fairpix.ingest.http;
+
+import io.javalin.Javalin;
+
+/** Every route of the ingest-api, in one place. */
+public final class Routes {
+    private Routes() {}
+
+    public static void register(Javalin app, JobController jobs, AdminController admin) {
+        app.post("/v1/jobs", jobs::submit);
+        app.get("/v1/jobs", jobs::list);
+        app.get("/v1/jobs/{id}", jobs::get);
+        app.delete("/v1/jobs/{id}", jobs::cancel);
+        app.get("/v1/jobs/{id}/results/{variant}", jobs::result);
+
+        app.post("/admin/v1/tenants", admin::createTenant);
+        app.get("/admin/v1/tenants/{id}", admin::getTenant);
+        app.post("/admin/v1/tenants/{id}/keys", admin::createKey);
+        app.get("/admin/v1/jobs/{id}", admin::getJob);
+    }
+}

@@ -1,0 +1,139 @@
+# shellcheck shell=bash
+# Helpers shared by the fairpix scripts. Source it; it must stay safe under
+# `set -euo pipefail` (no unset variables, no commands that fail by design).
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck disable=SC2034 # used by the scripts that source this file
+STATE_DIR="${FAIRPIX_STATE_DIR:-$ROOT/.fairpix}"
+
+log() { printf '[fairpix] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+need_cmd() {
+  have_cmd "$1" || die "'$1' is required but not on PATH${2:+ (install: $2)}"
+}
+
+# Only a listening TCP socket counts; a TIME_WAIT leftover does not block bind().
+port_in_use() {
+  [[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]]
+}
+
+# apt-get update is slow-ish and only needed once, however many packages we add.
+_FAIRPIX_APT_UPDATED=0
+ensure_apt_pkg() {
+  local bin="$1" pkg="$2"
+  have_cmd "$bin" && return 0
+  if ! have_cmd apt-get; then
+    die "'$bin' is missing and there is no apt-get here; install the package that provides it ($pkg on Debian/Ubuntu)"
+  fi
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    have_cmd sudo || die "'$bin' is missing; run as root or install it: apt-get install $pkg"
+    sudo=(sudo)
+  fi
+  # dpkg ignores -qq and prints pages; keep it for when something goes wrong.
+  local out
+  out=$(mktemp)
+  if [[ $_FAIRPIX_APT_UPDATED -eq 0 ]]; then
+    log "apt-get update (to install $pkg)"
+    if ! "${sudo[@]}" apt-get update -qq >"$out" 2>&1; then
+      cat "$out" >&2; rm -f "$out"
+      die "apt-get update failed; install $pkg yourself"
+    fi
+    _FAIRPIX_APT_UPDATED=1
+  fi
+  log "installing $pkg (for $bin)"
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends "$pkg" >"$out" 2>&1; then
+    tail -n 30 "$out" >&2; rm -f "$out"
+    die "apt-get install $pkg failed"
+  fi
+  rm -f "$out"
+  have_cmd "$bin" || die "installed $pkg but '$bin' is still not on PATH"
+}
+
+# Prints a JDK's full version ("25.0.3", "1.8.0_392") or nothing.
+# The release file is instant; running java is the fallback for odd layouts.
+_jdk_version() {
+  local d="$1" v=""
+  [[ -x "$d/bin/java" ]] || return 0
+  if [[ -r "$d/release" ]]; then
+    v=$(sed -n 's/^JAVA_VERSION="\(.*\)"$/\1/p' "$d/release" | head -n1)
+  fi
+  if [[ -z "$v" ]]; then
+    v=$("$d/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n1) || true
+  fi
+  printf '%s' "$v"
+}
+
+# "1.8.0_392" -> 8, "17.0.15" -> 17, "25" -> 25, "" -> 0
+_jdk_major() {
+  local v="$1"
+  [[ $v == 1.* ]] && v="${v#1.}"
+  v="${v%%[!0-9]*}"
+  printf '%s' "${v:-0}"
+}
+
+# Picks a JDK >= 21 (the project's minimum) and makes it the one on PATH.
+find_jdk() {
+  local min=21 d real v found=() cands=()
+  declare -A seen=()
+
+  # Candidate order matters: an explicit JAVA_HOME wins, then the newest
+  # system JDK, then whatever `java` on PATH belongs to.
+  [[ -n "${JAVA_HOME:-}" ]] && cands+=("$JAVA_HOME")
+  local sys=()
+  for d in /usr/lib/jvm/*; do
+    [[ -d "$d" ]] || continue
+    real=$(readlink -f "$d")
+    [[ -n "${seen[$real]:-}" ]] && continue
+    seen[$real]=1
+    v=$(_jdk_version "$real")
+    [[ -n "$v" ]] && sys+=("$v $real")
+  done
+  if ((${#sys[@]})); then
+    while read -r _ d; do cands+=("$d"); done < <(printf '%s\n' "${sys[@]}" | sort -rV)
+  fi
+  if have_cmd java; then
+    cands+=("$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")")
+  fi
+
+  seen=()
+  for d in "${cands[@]}"; do
+    real=$(readlink -f "$d" 2>/dev/null) || continue
+    [[ -n "${seen[$real]:-}" ]] && continue
+    seen[$real]=1
+    v=$(_jdk_version "$real")
+    [[ -z "$v" ]] && continue
+    found+=("$v at $real")
+    if (($(_jdk_major "$v") >= min)); then
+      export JAVA_HOME="$real"
+      export PATH="$JAVA_HOME/bin:$PATH"
+      return 0
+    fi
+  done
+
+  local list="none"
+  if ((${#found[@]})); then
+    list=$(printf '%s; ' "${found[@]}")
+    list="${list%; }"
+  fi
+  printf '%s\n' "[fairpix] ERROR: fairpix needs a JDK >= $min (found: $list). Install one, e.g. \`apt-get install openjdk-21-jdk-headless\` or Temurin 21+, or set JAVA_HOME." >&2
+  exit 2
+}
+
+# A zombie still passes `kill -0`; PID 1 here reaps orphans slowly, so a
+# stopped server can look alive for seconds unless we read its state.
+pid_alive() {
+  local pid="$1" stat
+  [[ -n "$pid" ]] || return 1
+  stat=$(ps -o stat= -p "$pid" 2>/dev/null) || return 1
+  [[ -n "$stat" && $stat != Z* ]]
+}
+
+# Milliseconds since the epoch, for timings.
+now_ms() {
+  local t="${EPOCHREALTIME/[.,]/}"
+  printf '%s' "$((t / 1000))"
+}

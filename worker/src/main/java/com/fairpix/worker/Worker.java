@@ -1,0 +1,144 @@
+package com.fairpix.worker;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.job.JobStore;
+import com.fairpix.core.kafka.KafkaSupport;
+import com.fairpix.core.kafka.Topics;
+import com.fairpix.core.metrics.MetricNames;
+import com.fairpix.core.redis.Redis;
+import com.fairpix.core.storage.ObjectStore;
+import com.fairpix.core.storage.S3ObjectStore;
+import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.worker.consume.JobConsumer;
+import com.fairpix.worker.notify.EventPublisher;
+import com.fairpix.worker.process.ImagePipeline;
+import com.fairpix.worker.schedule.FairScheduler;
+import com.fairpix.worker.store.ResultWriter;
+import io.javalin.Javalin;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * The worker service of one pool: consumes {@code fairpix.jobs.{pool}} as a member of the pool's
+ * consumer group, schedules jobs fairly across tenants, processes them with OpenCV on the CPU, and
+ * serves /metrics and /health. The GPU pool runs the same CPU backend today: the pool is a queue
+ * and a group, not an accelerator.
+ */
+public final class Worker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Worker.class);
+
+    private final JedisPooled redis;
+    private final ObjectStore objects;
+    private final KafkaProducer<String, byte[]> producer;
+    private final JobConsumer consumer;
+    private final Javalin http;
+
+    private Worker(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http) {
+        this.redis = redis;
+        this.objects = objects;
+        this.producer = producer;
+        this.consumer = consumer;
+        this.http = http;
+    }
+
+    /**
+     * Connects to Redis, S3 and Kafka and starts consuming.
+     *
+     * @param httpPort port for /metrics and /health; negative to run without HTTP
+     */
+    public static Worker start(FairpixConfig config, int httpPort) {
+        String pool = config.get(Setting.WORKER_POOL);
+        JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
+        ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
+                config.get(Setting.S3_ACCESS_KEY), config.get(Setting.S3_SECRET_KEY), config.get(Setting.S3_BUCKET));
+        objects.ensureBucket();
+        String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);
+        KafkaSupport.ensureTopics(bootstrap, config.integer(Setting.JOB_PARTITIONS));
+        String clientId = "fairpix-worker-" + pool + "-" + ManagementFactory.getRuntimeMXBean().getPid();
+        KafkaProducer<String, byte[]> producer = KafkaSupport.producer(bootstrap, clientId);
+
+        PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
+        Clock clock = Clock.systemUTC();
+        JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
+        TenantStore tenants = new TenantStore(redis);
+        EventPublisher events = new EventPublisher(producer);
+        ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS));
+        ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
+        JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry, clock,
+                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500));
+
+        FairScheduler<JobConsumer.Delivery> scheduler = new FairScheduler<>(config.integer(Setting.SCHEDULER_QUANTUM), weightsFrom(tenants));
+        int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
+        JobConsumer consumer = new JobConsumer(
+                KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100),
+                Topics.jobs(pool), scheduler, runner, events, threads, config.integer(Setting.WORKER_BUFFERED_JOBS));
+        Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).register(registry);
+        Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
+        consumer.start();
+
+        Javalin http = null;
+        if (httpPort >= 0) {
+            Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
+            readiness.put("redis", () -> "PONG".equals(redis.ping()));
+            readiness.put("s3", objects::ping);
+            readiness.put("kafka", consumer::healthy);
+            http = ServiceHttp.create(registry, readiness, c -> {});
+            http.start(config.get(Setting.BIND_HOST), httpPort);
+        }
+        log.info("worker for pool {} started with {} processing threads{}", pool, threads, http == null ? "" : ", HTTP on port " + http.port());
+        return new Worker(redis, objects, producer, consumer, http);
+    }
+
+    /** Tenant weights for the scheduler, cached for 5 s so the dispatch path rarely reads Redis. */
+    private static java.util.function.ToDoubleFunction<String> weightsFrom(TenantStore tenants) {
+        record Cached(double weight, long at) {}
+        Map<String, Cached> cache = new ConcurrentHashMap<>();
+        return tenant -> {
+            long now = System.nanoTime();
+            Cached c = cache.get(tenant);
+            if (c == null || now - c.at() > 5_000_000_000L) {
+                double w;
+                try {
+                    w = tenants.get(tenant).map(Tenant::weight).orElse(1.0);
+                } catch (RuntimeException e) {
+                    w = c == null ? 1.0 : c.weight(); // Redis away: keep the last known weight
+                }
+                c = new Cached(w, now);
+                cache.put(tenant, c);
+            }
+            return c.weight();
+        };
+    }
+
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    /** Graceful stop: finish running jobs within {@code deadline}, commit, leave the group. */
+    public void stop(Duration deadline) {
+        consumer.stop(deadline);
+        if (http != null) http.stop();
+        producer.close(Duration.ofSeconds(5));
+        objects.close();
+        redis.close();
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(30));
+    }
+}

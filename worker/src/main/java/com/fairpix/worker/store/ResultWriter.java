@@ -1,0 +1,44 @@
+package com.fairpix.worker.store;
+
+import com.fairpix.core.job.JobMessage;
+import com.fairpix.core.job.JobRecord;
+import com.fairpix.core.storage.ObjectStore;
+import com.fairpix.core.storage.StorageKeys;
+import com.fairpix.worker.process.ImagePipeline;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Reads originals and writes results, always under the message's own tenant prefix: keys are
+ * re-derived from tenant and job id, and an original key outside the tenant's prefix is refused.
+ */
+public final class ResultWriter {
+    private final ObjectStore objects;
+    private final long maxSourceBytes;
+
+    public ResultWriter(ObjectStore objects, long maxSourceBytes) {
+        this.objects = objects;
+        this.maxSourceBytes = maxSourceBytes;
+    }
+
+    /** @throws SecurityException when the message points outside its tenant's prefix */
+    public byte[] readOriginal(JobMessage message) {
+        String key = message.original().key();
+        if (!key.startsWith(StorageKeys.tenantPrefix(message.tenant())) || key.contains("..")) {
+            throw new SecurityException("original key " + key + " is outside tenant " + message.tenant() + "'s prefix");
+        }
+        return objects.get(key, maxSourceBytes);
+    }
+
+    /** Stores every output at its deterministic key; returns the results for the job record. */
+    public Map<String, JobRecord.Result> write(JobMessage message, Map<String, ImagePipeline.Output> outputs) {
+        Map<String, JobRecord.Result> results = new LinkedHashMap<>();
+        for (var e : outputs.entrySet()) {
+            ImagePipeline.Output out = e.getValue();
+            String key = StorageKeys.result(message.tenant(), message.jobId(), e.getKey(), out.encode().extension());
+            objects.put(key, out.data(), out.encode().contentType());
+            results.put(e.getKey(), new JobRecord.Result(key, out.encode().format(), out.encode().contentType(), out.width(), out.height(), out.data().length));
+        }
+        return results;
+    }
+}
