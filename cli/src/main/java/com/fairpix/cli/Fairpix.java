@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             JobsCommand.class,
             TenantsCommand.class,
             ConfigCommand.class,
+            DemoCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Fairpix {
