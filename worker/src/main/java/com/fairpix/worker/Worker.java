@@ -135,6 +135,7 @@ public final class Worker implements AutoCloseable {
         producer.close(Duration.ofSeconds(5));
         objects.close();
         redis.close();
+        log.info("worker stopped gracefully");
     }
 
     @Override

@@ -1,0 +1,141 @@
+package com.fairpix.it;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * What the integration tests share: the script-started stack's addresses (from the FAIRPIX_*
+ * environment that {@code scripts/test} sets), a small HTTP client, and the corpus.
+ */
+final class Farm {
+    static final String ADMIN_TOKEN = "it-admin-" + UUID.randomUUID();
+    static final String SPEC = "{\"variants\":{"
+            + "\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":80}],"
+            + "\"large\":[{\"op\":\"resize\",\"width\":1024,\"height\":1024,\"fit\":\"contain\"},{\"op\":\"encode\",\"format\":\"jpeg\",\"quality\":85}]}}";
+
+    private Farm() {}
+
+    /** The stack's config with an admin token and random ports; aborts (or fails under scripts/test) without a stack. */
+    static FairpixConfig config() {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        if (!env.containsKey("FAIRPIX_KAFKA_BOOTSTRAP")) {
+            String why = "the local stack is not running: run scripts/test (or scripts/stack up and source .fairpix/stack.env)";
+            if (env.containsKey("FAIRPIX_REQUIRE_STACK")) Assertions.fail(why);
+            Assumptions.abort(why);
+        }
+        env.put(Setting.ADMIN_TOKEN.env(), ADMIN_TOKEN);
+        env.put(Setting.INGEST_PORT.env(), "0");
+        return FairpixConfig.load(env, Map.of());
+    }
+
+    /** The shared corpus beside the repository. */
+    static Path corpus(String relative) {
+        Path base = Path.of(System.getProperty("fairpix.corpus", "../../shared/corpus"));
+        Path p = base.resolve(relative);
+        Assertions.assertTrue(Files.exists(p), "corpus file missing: " + p.toAbsolutePath());
+        return p;
+    }
+
+    /** A unique tenant id for one test. */
+    static String tenantId(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** Minimal HTTP client over one ingest-api. */
+    static final class Client {
+        private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        private final String base;
+
+        Client(int port) {
+            this.base = "http://127.0.0.1:" + port;
+        }
+
+        /** Creates a tenant with optional limits; returns its API key. */
+        String createTenant(String id, Map<String, Object> limits) throws IOException, InterruptedException {
+            Map<String, Object> body = new HashMap<>(limits);
+            body.put("id", id);
+            HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/admin/v1/tenants"))
+                    .header("Authorization", "Bearer " + ADMIN_TOKEN).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))).build());
+            Assertions.assertEquals(201, r.statusCode(), r.body());
+            return Json.mapper().readTree(r.body()).get("apiKey").asText();
+        }
+
+        HttpResponse<String> submitMultipart(String key, byte[] image, String filename, String spec) throws IOException, InterruptedException {
+            String boundary = "fairpix" + UUID.randomUUID().toString().replace("-", "");
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"spec\"\r\nContent-Type: application/json\r\n\r\n"
+                    + spec + "\r\n").getBytes(StandardCharsets.UTF_8));
+            body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"image\"; filename=\"" + filename
+                    + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            body.writeBytes(image);
+            body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v1/jobs"))
+                    .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
+            if (key != null) b.header("Authorization", "Bearer " + key);
+            return send(b.build());
+        }
+
+        HttpResponse<String> submitRaw(String key, byte[] image, String contentType, String spec) throws IOException, InterruptedException {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v1/jobs?spec=" + java.net.URLEncoder.encode(spec, StandardCharsets.UTF_8)))
+                    .header("Content-Type", contentType)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(image));
+            if (key != null) b.header("Authorization", "Bearer " + key);
+            return send(b.build());
+        }
+
+        HttpResponse<String> get(String key, String path) throws IOException, InterruptedException {
+            return send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key).GET().build());
+        }
+
+        HttpResponse<byte[]> download(String key, String path) throws IOException, InterruptedException {
+            return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+        }
+
+        JsonNode job(String key, String id) throws IOException, InterruptedException {
+            HttpResponse<String> r = get(key, "/v1/jobs/" + id);
+            Assertions.assertEquals(200, r.statusCode(), r.body());
+            return Json.mapper().readTree(r.body());
+        }
+
+        /** Polls until the job is terminal; fails after {@code timeout}. */
+        JsonNode awaitTerminal(String key, String id, Duration timeout) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            JsonNode job = job(key, id);
+            while (!isTerminal(job)) {
+                if (System.nanoTime() > deadline) Assertions.fail("job " + id + " still " + job.get("state").asText() + " after " + timeout);
+                Thread.sleep(100);
+                job = job(key, id);
+            }
+            return job;
+        }
+
+        private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        }
+    }
+
+    static boolean isTerminal(JsonNode job) {
+        String s = job.path("state").asText();
+        return s.equals("DONE") || s.equals("FAILED") || s.equals("CANCELLED");
+    }
+}

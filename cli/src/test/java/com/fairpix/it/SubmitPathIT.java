@@ -1,0 +1,120 @@
+package com.fairpix.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.image.ImageFormat;
+import com.fairpix.core.json.Json;
+import com.fairpix.core.storage.S3ObjectStore;
+import com.fairpix.core.storage.StorageKeys;
+import com.fairpix.ingest.IngestApi;
+import com.fairpix.worker.Worker;
+import com.fairpix.worker.process.OpenCv;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.opencv.core.Mat;
+import org.opencv.core.MatOfByte;
+import org.opencv.imgcodecs.Imgcodecs;
+
+/** A real corpus photo through HTTP → S3 → Kafka → worker → S3, against the script-started stack. */
+class SubmitPathIT {
+    static FairpixConfig config;
+    static IngestApi ingest;
+    static Worker worker;
+    static Farm.Client client;
+    static S3ObjectStore s3;
+
+    @BeforeAll
+    static void start() {
+        config = Farm.config();
+        worker = Worker.start(config, -1);
+        ingest = IngestApi.start(config);
+        client = new Farm.Client(ingest.port());
+        s3 = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
+                config.get(Setting.S3_ACCESS_KEY), config.get(Setting.S3_SECRET_KEY), config.get(Setting.S3_BUCKET));
+        OpenCv.ensureLoaded();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (ingest != null) ingest.close();
+        if (worker != null) worker.stop(Duration.ofSeconds(10));
+        if (s3 != null) s3.close();
+    }
+
+    @Test
+    void aRotatedCameraTrapJpegIsStoredQueuedProcessedAndDownloadableUpright() throws Exception {
+        String tenant = Farm.tenantId("it-path");
+        String key = client.createTenant(tenant, Map.of());
+        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/african_elephants_with_exif_orientation.jpg"));
+
+        HttpResponse<String> accepted = client.submitMultipart(key, photo, "elephants.jpg", Farm.SPEC);
+
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        JsonNode job = Json.mapper().readTree(accepted.body());
+        String id = job.get("id").asText();
+        assertThat(accepted.headers().firstValue("Location")).hasValue("/v1/jobs/" + id);
+        assertThat(job.get("state").asText()).isEqualTo("QUEUED");
+        String uploadSha = sha256(photo);
+        assertThat(job.at("/original/size").asLong()).isEqualTo(photo.length);
+        assertThat(job.at("/original/sha256").asText()).isEqualTo(uploadSha);
+        // stored 1536x2048 with EXIF orientation 6: the job reports the upright size
+        assertThat(job.at("/original/width").asInt()).isEqualTo(2048);
+        assertThat(job.at("/original/height").asInt()).isEqualTo(1536);
+
+        String originalKey = StorageKeys.original(tenant, id, "jpg", Instant.parse(job.get("createdAt").asText()));
+        assertThat(sha256(s3.get(originalKey, 10_000_000))).isEqualTo(uploadSha);
+
+        JsonNode done = client.awaitTerminal(key, id, Duration.ofSeconds(60));
+        assertThat(done.get("state").asText()).as(done.toString()).isEqualTo("DONE");
+
+        assertResult(key, done, "thumb", ImageFormat.WEBP, 256, 256);
+        assertResult(key, done, "large", ImageFormat.JPEG, 1024, 768);
+    }
+
+    @Test
+    void aRawImageBodyWithTheSpecInTheQueryIsAcceptedToo() throws Exception {
+        String tenant = Farm.tenantId("it-raw");
+        String key = client.createTenant(tenant, Map.of());
+        byte[] photo = Files.readAllBytes(Farm.corpus("exif-orientation/Portrait_7.jpg"));
+        String spec = "{\"variants\":{\"small\":[{\"op\":\"resize\",\"width\":300,\"height\":300,\"fit\":\"contain\"},{\"op\":\"encode\",\"format\":\"png\"}]}}";
+
+        HttpResponse<String> accepted = client.submitRaw(key, photo, "image/jpeg", spec);
+
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        JsonNode done = client.awaitTerminal(key, Json.mapper().readTree(accepted.body()).get("id").asText(), Duration.ofSeconds(60));
+        assertThat(done.get("state").asText()).isEqualTo("DONE");
+        // Portrait stays portrait: 1200x1800 upright fits 300x300 as 200x300
+        assertResult(key, done, "small", ImageFormat.PNG, 200, 300);
+    }
+
+    private static void assertResult(String key, JsonNode job, String variant, ImageFormat format, int width, int height) throws Exception {
+        JsonNode result = job.at("/results/" + variant);
+        assertThat(result.get("width").asInt()).isEqualTo(width);
+        assertThat(result.get("height").asInt()).isEqualTo(height);
+        HttpResponse<byte[]> download = client.download(key, result.get("url").asText());
+        assertThat(download.statusCode()).isEqualTo(200);
+        assertThat(download.headers().firstValue("Content-Type")).hasValueSatisfying(ct -> assertThat(ct).startsWith(format.contentType()));
+        byte[] bytes = download.body();
+        assertThat(bytes.length).isEqualTo(result.get("size").asInt());
+        assertThat(ImageFormat.sniff(bytes)).isEqualTo(format);
+        Mat decoded = Imgcodecs.imdecode(new MatOfByte(bytes), Imgcodecs.IMREAD_UNCHANGED);
+        assertThat(decoded.cols()).isEqualTo(width);
+        assertThat(decoded.rows()).isEqualTo(height);
+        decoded.release();
+    }
+
+    static String sha256(byte[] data) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+    }
+}

@@ -1,0 +1,69 @@
+package com.fairpix.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A real {@code fairpix worker} process (the packaged jar), for kill and restart tests. */
+final class WorkerProcess implements AutoCloseable {
+    private final Process process;
+    final Path log;
+
+    private WorkerProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    static WorkerProcess start(String pool, int threads) throws IOException {
+        String jar = System.getProperty("fairpix.jar");
+        if (jar == null || !new File(jar).isFile()) throw new IllegalStateException("fairpix.jar not built: " + jar);
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Path log = Files.createTempFile(Path.of("target"), "worker-" + pool + "-", ".log");
+        ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                "-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        return new WorkerProcess(pb.start(), log);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL: no shutdown hook, no commit, no goodbye to the group. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM, then wait for the graceful exit. */
+    int terminate(long seconds) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            return -1;
+        }
+        return process.exitValue();
+    }
+
+    String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) kill();
+    }
+}
