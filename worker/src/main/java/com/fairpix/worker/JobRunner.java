@@ -113,7 +113,7 @@ public final class JobRunner {
         } catch (SecurityException e) {
             throw new JobFailure.Permanent("forbidden-key", e.getMessage());
         }
-        Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec());
+        Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec(), key -> results.readAsset(message, key));
         Map<String, JobRecord.Result> stored2 = results.write(message, outputs);
         JobRecord done = jobs.get(message.tenant(), message.jobId()).orElse(job.running(started, attempt)).done(clock.instant(), stored2);
         JobStore.Transition t = jobs.transition(done, EnumSet.of(JobState.RUNNING));

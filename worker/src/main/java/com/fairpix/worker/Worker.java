@@ -15,6 +15,7 @@ import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
+import com.fairpix.worker.process.NativeMemoryBudget;
 import com.fairpix.worker.schedule.FairScheduler;
 import com.fairpix.worker.store.ResultWriter;
 import io.javalin.Javalin;
@@ -76,7 +77,10 @@ public final class Worker implements AutoCloseable {
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantStore tenants = new TenantStore(redis);
         EventPublisher events = new EventPublisher(producer);
-        ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS));
+        NativeMemoryBudget memory = new NativeMemoryBudget(config.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES));
+        Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
+        ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS), memory,
+                Duration.ofSeconds(config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS)), System::nanoTime);
         ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry, clock,
                 config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500));

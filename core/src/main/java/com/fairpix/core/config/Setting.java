@@ -25,6 +25,8 @@ public enum Setting {
     WORKER_MAX_ATTEMPTS("worker.max-attempts", "3", "attempts for a job failing transiently before it is dead-lettered"),
     WORKER_BUFFERED_JOBS("worker.buffered-jobs", "256", "jobs a worker buffers in memory before pausing consumption (backpressure)"),
     WORKER_MAX_PIXELS("worker.max-pixels", "100000000", "largest source a worker decodes, pixels (the tenant's maxPixels is checked at ingest)"),
+    WORKER_JOB_TIMEOUT_SECONDS("worker.job-timeout-seconds", "30", "per-job limit on decode + processing, seconds (checked between pipeline steps); a job over it FAILS with reason timeout"),
+    WORKER_NATIVE_MEMORY_BYTES("worker.native-memory-bytes", "1073741824", "native (off-heap) pixel memory all running jobs of a worker may hold, bytes; jobs wait for their share, so concurrency is sized by pixels"),
     SCHEDULER_QUANTUM("worker.scheduler-quantum", "10", "deficit round robin quantum per unit of weight, in cost units (megapixels x operations)"),
     URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
 

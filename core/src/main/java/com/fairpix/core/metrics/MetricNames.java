@@ -12,4 +12,6 @@ public final class MetricNames {
     public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
     public static final String JOBS_RUNNING = "fairpix.jobs.running";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
+    /** Native pixel memory reserved by running jobs, bytes (gauge). */
+    public static final String NATIVE_MEMORY_RESERVED = "fairpix.worker.native.memory.reserved.bytes";
 }

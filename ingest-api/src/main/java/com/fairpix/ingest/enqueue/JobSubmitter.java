@@ -70,7 +70,7 @@ public final class JobSubmitter {
      *                    many pixels, 409 a request with the same key in flight, 503 a backend down
      */
     public Submission submit(Tenant tenant, byte[] image, String specJson, String idempotencyKey) {
-        JobSpec spec = JobSpec.parse(specJson);
+        JobSpec spec = JobSpec.parse(specJson, tenant.id());
         if (image.length == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
         if (image.length > tenant.maxUploadBytes()) {
             throw ApiProblem.tooLarge("The upload is " + image.length + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
