@@ -27,7 +27,7 @@ public final class Deadline {
 
     /** Never expires. */
     public static Deadline none() {
-        return new Deadline(() -> 0L, Duration.ofDays(365_000));
+        return new Deadline(() -> 0L, Duration.ofNanos(Long.MAX_VALUE / 4));
     }
 
     /** @throws JobFailure.Permanent {@code timeout} once the limit has passed; also on interrupt */
