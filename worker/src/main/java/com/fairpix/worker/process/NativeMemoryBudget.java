@@ -52,6 +52,12 @@ public final class NativeMemoryBudget {
         return new Lease(kib);
     }
 
+    /** Takes {@code bytes} of the budget if free now; null otherwise. */
+    public Lease tryAcquire(long bytes) {
+        int kib = (int) Math.min(totalKib, Math.max(1, (bytes + 1023) / 1024));
+        return permits.tryAcquire(kib) ? new Lease(kib) : null;
+    }
+
     /** Bytes currently reserved by running jobs. */
     public long reservedBytes() {
         return (long) (totalKib - permits.availablePermits()) * 1024;
