@@ -32,7 +32,7 @@ class FilterStepsTest {
 
     @Test
     void blurSmoothsNoise() {
-        Mat noise = TestImages.noise(64, 64, 1);
+        Mat noise = StepImages.noise(64, 64, 1);
         Mat out = Blur.apply(noise, new Operation.Blur(2));
         assertThat(out.size()).isEqualTo(noise.size());
         assertThat(stddev(out)).isLessThan(stddev(noise) / 3);
@@ -40,7 +40,7 @@ class FilterStepsTest {
 
     @Test
     void sharpenAddsContrastAtEdgesAndKeepsAlpha() {
-        Mat edge = TestImages.solid(40, 40, 100, 100, 100);
+        Mat edge = StepImages.solid(40, 40, 100, 100, 100);
         edge.submat(new Rect(20, 0, 20, 40)).setTo(new Scalar(150, 150, 150));
         Mat soft = Blur.apply(edge, new Operation.Blur(1.5));
         Mat out = Sharpen.apply(withAlpha(soft, 77), new Operation.Sharpen(1.5, 1));
@@ -54,8 +54,8 @@ class FilterStepsTest {
 
     @Test
     void grayscaleMakesTheChannelsEqualAndKeepsAlpha() {
-        Mat out = Grayscale.apply(withAlpha(TestImages.solid(4, 4, 255, 0, 0), 10));
-        double[] px = TestImages.at(out, 0, 0);
+        Mat out = Grayscale.apply(withAlpha(StepImages.solid(4, 4, 255, 0, 0), 10));
+        double[] px = StepImages.at(out, 0, 0);
         assertThat(px).hasSize(4);
         assertThat(px[0]).isEqualTo(px[1]).isEqualTo(px[2]).isEqualTo(29); // BT.601: 0.114 × 255
         assertThat(px[3]).isEqualTo(10);

@@ -11,10 +11,10 @@ import org.opencv.core.Mat;
 
 /** Crop, rotate, flip and flop: lossless moves of pixels, checked by position. */
 class GeometryStepsTest {
-    final Mat src = TestImages.indexed(4, 3); // blue = y * 4 + x
+    final Mat src = StepImages.indexed(4, 3); // blue = y * 4 + x
 
     double blue(Mat m, int x, int y) {
-        return TestImages.at(m, x, y)[0];
+        return StepImages.at(m, x, y)[0];
     }
 
     @Nested

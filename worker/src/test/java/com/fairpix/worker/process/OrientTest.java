@@ -32,15 +32,15 @@ class OrientTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void everyExifOrientationComesOutUpright(int orientation) {
-        Mat upright = TestImages.indexed(5, 3);
+        Mat upright = StepImages.indexed(5, 3);
         Mat result = Orient.apply(stored(upright, orientation), orientation);
-        assertThat(TestImages.same(result, upright)).as("orientation " + orientation).isTrue();
+        assertThat(StepImages.same(result, upright)).as("orientation " + orientation).isTrue();
     }
 
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 9})
     void orientationOneOrUnknownLeavesTheImageAlone(int orientation) {
-        Mat m = TestImages.indexed(4, 2);
+        Mat m = StepImages.indexed(4, 2);
         assertThat(Orient.apply(m, orientation)).isSameAs(m);
     }
 }

@@ -16,8 +16,8 @@ import org.opencv.core.MatOfByte;
 import org.opencv.core.Scalar;
 import org.opencv.imgcodecs.Imgcodecs;
 
-class EncodeTest {
-    final Mat photo = TestImages.noise(64, 48, 5);
+class EncodeStepTest {
+    final Mat photo = StepImages.noise(64, 48, 5);
 
     static boolean hasMarker(byte[] jpeg, int marker) {
         for (int i = 0; i + 1 < jpeg.length; i++) if ((jpeg[i] & 0xFF) == 0xFF && (jpeg[i + 1] & 0xFF) == marker) return true;
@@ -49,16 +49,16 @@ class EncodeTest {
         byte[] lossless = Encode.apply(photo, new Operation.Encode("webp", 80, false, 6, true));
         assertThat(fourcc(lossless)).isEqualTo("VP8L");
         Mat back = Imgcodecs.imdecode(new MatOfByte(lossless), Imgcodecs.IMREAD_COLOR);
-        assertThat(TestImages.same(back, photo)).isTrue();
+        assertThat(StepImages.same(back, photo)).isTrue();
     }
 
     @Test
     void pngCompressionLevelChangesTheSizeNotThePixels() {
-        Mat smooth = TestImages.solid(200, 200, 10, 20, 30);
+        Mat smooth = StepImages.solid(200, 200, 10, 20, 30);
         byte[] c0 = Encode.apply(smooth, new Operation.Encode("png", 80, false, 0, false));
         byte[] c9 = Encode.apply(smooth, new Operation.Encode("png", 80, false, 9, false));
         assertThat(c9.length).isLessThan(c0.length);
-        assertThat(TestImages.same(Imgcodecs.imdecode(new MatOfByte(c9), Imgcodecs.IMREAD_COLOR), smooth)).isTrue();
+        assertThat(StepImages.same(Imgcodecs.imdecode(new MatOfByte(c9), Imgcodecs.IMREAD_COLOR), smooth)).isTrue();
     }
 
     @Test

@@ -20,7 +20,7 @@ import org.opencv.core.CvType;
 import org.opencv.core.Mat;
 import org.opencv.core.Scalar;
 
-class DecodeTest {
+class DecodeStepTest {
     final Decode decode = new Decode(100_000_000L);
 
     static JobSpec spec(Operation... ops) {
@@ -55,11 +55,11 @@ class DecodeTest {
         Mat upright = new Mat(2, 3, CvType.CV_8UC4, new Scalar(10, 20, 30, 128));
         upright.put(0, 0, 200, 0, 0, 255); // top-left marker
         Mat stored = OrientTest.stored(upright, 6);
-        byte[] png = withChunk(TestImages.encode(stored, ".png"), "eXIf", exif(6));
+        byte[] png = withChunk(StepImages.encode(stored, ".png"), "eXIf", exif(6));
         try (Decoded d = decode.apply(png, FULL)) {
             assertThat(d.image().channels()).isEqualTo(4);
             assertThat(d.image().cols() + "x" + d.image().rows()).isEqualTo("3x2");
-            assertThat(TestImages.same(d.image(), upright)).isTrue();
+            assertThat(StepImages.same(d.image(), upright)).isTrue();
         }
     }
 
@@ -67,25 +67,25 @@ class DecodeTest {
     void greyPngWithTrnsGetsItsTransparencyBack() {
         Mat grey = new Mat(4, 4, CvType.CV_8UC1, new Scalar(7));
         grey.put(0, 0, 200);
-        byte[] png = withChunk(TestImages.encode(grey, ".png"), "tRNS", new byte[] {0, 7});
+        byte[] png = withChunk(StepImages.encode(grey, ".png"), "tRNS", new byte[] {0, 7});
         try (Decoded d = decode.apply(png, FULL)) {
             assertThat(d.image().channels()).isEqualTo(4);
-            assertThat(TestImages.at(d.image(), 1, 1)[3]).isEqualTo(0);
-            assertThat(TestImages.at(d.image(), 0, 0)).containsExactly(200, 200, 200, 255);
+            assertThat(StepImages.at(d.image(), 1, 1)[3]).isEqualTo(0);
+            assertThat(StepImages.at(d.image(), 0, 0)).containsExactly(200, 200, 200, 255);
         }
     }
 
     @Test
     void sixteenBitIsScaledBy257() {
         Mat m = new Mat(2, 2, CvType.CV_16UC3, new Scalar(257 * 100, 257 * 200, 65535));
-        try (Decoded d = decode.apply(TestImages.encode(m, ".png"), FULL)) {
-            assertThat(TestImages.at(d.image(), 0, 0)).containsExactly(100, 200, 255);
+        try (Decoded d = decode.apply(StepImages.encode(m, ".png"), FULL)) {
+            assertThat(StepImages.at(d.image(), 0, 0)).containsExactly(100, 200, 255);
         }
     }
 
     @Test
     void truncatedJpegIsRejectedWithReasonTruncated() {
-        byte[] jpeg = TestImages.encode(TestImages.noise(64, 64, 1), ".jpg");
+        byte[] jpeg = StepImages.encode(StepImages.noise(64, 64, 1), ".jpg");
         byte[] cut = Arrays.copyOf(jpeg, jpeg.length / 2);
         assertThatThrownBy(() -> decode.apply(cut, FULL)).isInstanceOf(JobFailure.Permanent.class)
                 .extracting(e -> ((JobFailure) e).reason()).isEqualTo("truncated");
@@ -93,7 +93,7 @@ class DecodeTest {
 
     @Test
     void dataAfterTheEndMarkerIsNotTruncation() {
-        byte[] jpeg = TestImages.encode(TestImages.noise(64, 64, 1), ".jpg");
+        byte[] jpeg = StepImages.encode(StepImages.noise(64, 64, 1), ".jpg");
         byte[] trailer = Arrays.copyOf(jpeg, jpeg.length + 5000); // e.g. a phone's appended trailer
         try (Decoded d = decode.apply(trailer, FULL)) {
             assertThat(d.image().cols()).isEqualTo(64);
@@ -104,14 +104,14 @@ class DecodeTest {
     void unknownFormatsAndOversizedImagesAreRejectedBeforeDecoding() {
         assertThatThrownBy(() -> decode.apply("GIF89a....".getBytes(), FULL))
                 .extracting(e -> ((JobFailure) e).reason()).isEqualTo("unsupported-format");
-        byte[] big = TestImages.encode(TestImages.noise(100, 100, 1), ".png");
+        byte[] big = StepImages.encode(StepImages.noise(100, 100, 1), ".png");
         assertThatThrownBy(() -> new Decode(9_999).apply(big, FULL))
                 .extracting(e -> ((JobFailure) e).reason()).isEqualTo("too-many-pixels");
     }
 
     @Test
     void shrinkOnLoadPicksTheLargestFactorThatStillCoversTheOutput() throws Exception {
-        byte[] jpeg = TestImages.encode(TestImages.noise(2000, 1000, 1), ".jpg");
+        byte[] jpeg = StepImages.encode(StepImages.noise(2000, 1000, 1), ".jpg");
         ImageHeader h = ImageHeader.read(jpeg);
         assertThat(Decode.reductionFor(h, spec(new Operation.Resize(256, 256, Fit.CONTAIN, false), new Operation.Encode("jpeg", 80)))).isEqualTo(4);
         assertThat(Decode.reductionFor(h, spec(new Operation.Resize(256, 256, Fit.COVER, false), new Operation.Encode("jpeg", 80)))).isEqualTo(2);
@@ -129,7 +129,7 @@ class DecodeTest {
     @Test
     void greyJpegBecomesThreeChannels() {
         Mat grey = new Mat(8, 8, CvType.CV_8UC1, new Scalar(99));
-        try (Decoded d = decode.apply(TestImages.encode(grey, ".jpg"), FULL)) {
+        try (Decoded d = decode.apply(StepImages.encode(grey, ".jpg"), FULL)) {
             assertThat(d.image().channels()).isEqualTo(3);
             assertThat(Core.mean(d.image()).val[1]).isBetween(97.0, 101.0);
         }

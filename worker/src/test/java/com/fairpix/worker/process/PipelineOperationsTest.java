@@ -14,9 +14,9 @@ import org.opencv.core.MatOfByte;
 import org.opencv.imgcodecs.Imgcodecs;
 
 /** The steps in order from a spec: several variants on one decode, watermark assets, the time limit. */
-class ImagePipelineTest {
-    final byte[] photo = TestImages.encode(TestImages.noise(400, 300, 3), ".jpg");
-    final byte[] logo = TestImages.encode(TestImages.solid(40, 20, 0, 0, 255), ".png");
+class PipelineOperationsTest {
+    final byte[] photo = StepImages.encode(StepImages.noise(400, 300, 3), ".jpg");
+    final byte[] logo = StepImages.encode(StepImages.solid(40, 20, 0, 0, 255), ".png");
 
     @Test
     void everyVariantGetsItsOperationsInOrder() throws Exception {
@@ -37,7 +37,7 @@ class ImagePipelineTest {
         assertThat(out.get("turned").width() + "x" + out.get("turned").height()).isEqualTo("150x200");
         assertThat(out.get("marked").width() + "x" + out.get("marked").height()).isEqualTo("200x150");
         Mat marked = Imgcodecs.imdecode(new MatOfByte(out.get("marked").data()), Imgcodecs.IMREAD_COLOR);
-        double[] corner = TestImages.at(marked, 195, 145);
+        double[] corner = StepImages.at(marked, 195, 145);
         assertThat(corner[2]).isGreaterThan(200); // the red logo, bottom right
         assertThat(corner[0]).isLessThan(60);
     }

@@ -7,8 +7,8 @@ import org.opencv.core.Scalar;
 import org.opencv.imgcodecs.Imgcodecs;
 
 /** Small synthetic images for step tests. */
-final class TestImages {
-    private TestImages() {}
+final class StepImages {
+    private StepImages() {}
 
     static {
         OpenCv.ensureLoaded();

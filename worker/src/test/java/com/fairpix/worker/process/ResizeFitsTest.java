@@ -12,7 +12,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.opencv.core.Scalar;
 
-class ResizeTest {
+class ResizeFitsTest {
     @ParameterizedTest(name = "{0} {1}x{2} on 400x200 -> {4}")
     @CsvSource(textBlock = """
             contain, 100, 100, false, 100x50
@@ -28,21 +28,21 @@ class ResizeTest {
             fill,    800, 100, true,  400x100
             """)
     void fitsGiveSharpsSizes(String fit, int w, int h, boolean withoutEnlargement, String size) {
-        Mat src = TestImages.noise(400, 200, 1);
+        Mat src = StepImages.noise(400, 200, 1);
         Mat out = Resize.apply(src, new Operation.Resize(w, h, Fit.valueOf(fit.toUpperCase()), withoutEnlargement));
         assertThat(out.cols() + "x" + out.rows()).isEqualTo(size);
     }
 
     @Test
     void widthAloneKeepsTheAspectRatio() {
-        Mat out = Resize.apply(TestImages.noise(400, 200, 1), new Operation.Resize(100, null, Fit.CONTAIN, false));
+        Mat out = Resize.apply(StepImages.noise(400, 200, 1), new Operation.Resize(100, null, Fit.CONTAIN, false));
         assertThat(out.cols() + "x" + out.rows()).isEqualTo("100x50");
     }
 
     @Test
     void coverCropsAtTheCompassGravity() {
         // Left half black, right half white: east keeps white, west keeps black.
-        Mat src = TestImages.solid(200, 100, 0, 0, 0);
+        Mat src = StepImages.solid(200, 100, 0, 0, 0);
         src.submat(new Rect(100, 0, 100, 100)).setTo(new Scalar(255, 255, 255));
         Mat east = Resize.apply(src, new Operation.Resize(50, 50, Fit.COVER, false, Gravity.EAST));
         Mat west = Resize.apply(src, new Operation.Resize(50, 50, Fit.COVER, false, Gravity.WEST));
