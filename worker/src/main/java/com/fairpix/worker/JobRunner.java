@@ -7,6 +7,7 @@ import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobState;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.metrics.MetricNames;
+import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.store.ResultWriter;
@@ -34,6 +35,7 @@ public final class JobRunner {
     private final ImagePipeline pipeline;
     private final EventPublisher events;
     private final MeterRegistry metrics;
+    private final TenantTags tenantTags;
     private final Clock clock;
     private final int maxAttempts;
     private final Duration baseBackoff;
@@ -43,7 +45,8 @@ public final class JobRunner {
      * @param baseBackoff first retry delay; doubled per attempt
      */
     public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
-                     MeterRegistry metrics, Clock clock, int maxAttempts, Duration baseBackoff) {
+                     MeterRegistry metrics, TenantTags tenantTags, Clock clock, int maxAttempts, Duration baseBackoff) {
+        this.tenantTags = tenantTags;
         this.jobs = jobs;
         this.results = results;
         this.pipeline = pipeline;
@@ -103,7 +106,7 @@ public final class JobRunner {
         JobStore.Transition running = jobs.transition(job.running(started, job.attempts() + 1), EnumSet.of(JobState.QUEUED, JobState.RUNNING));
         if (!running.applied()) return true; // cancelled or finished meanwhile
         if (job.state() == JobState.QUEUED) {
-            Timer.builder(MetricNames.JOB_QUEUE_WAIT).publishPercentiles(0.5, 0.99).register(metrics)
+            Timer.builder(MetricNames.JOB_QUEUE_WAIT).tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99).register(metrics)
                     .record(Duration.between(message.submittedAt(), started));
         }
         Timer.Sample sample = Timer.start(metrics);
@@ -120,7 +123,7 @@ public final class JobRunner {
         sample.stop(Timer.builder(MetricNames.JOB_PROCESSING).tag("result", "done").register(metrics));
         if (t.applied()) {
             events.publish(JobEvent.of(done, done.finishedAt()));
-            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE").increment();
+            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenantTags.tag(job.tenant())).increment();
         }
         return true;
     }
@@ -134,7 +137,7 @@ public final class JobRunner {
             log.info("job {} of {} FAILED: {} ({})", message.jobId(), message.tenant(), reason, detail);
             events.deadLetter(message, reason, detail);
             events.publish(JobEvent.of(failed, failed.finishedAt()));
-            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "FAILED").increment();
+            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "FAILED", "tenant", tenantTags.tag(message.tenant())).increment();
         }
     }
 }

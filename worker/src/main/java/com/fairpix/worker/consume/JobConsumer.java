@@ -46,6 +46,9 @@ public final class JobConsumer implements AutoCloseable {
     private final String topic;
     private final FairScheduler<Delivery> scheduler;
     private final JobRunner runner;
+    private final java.util.function.Predicate<String> held;
+    private final HeldJobs heldJobs;
+    private long lastSweep;
     private final EventPublisher events;
     private final int threads;
     private final int maxBuffered;
@@ -60,11 +63,16 @@ public final class JobConsumer implements AutoCloseable {
     private Thread pollThread;
 
     /**
+     * @param held        true for a tenant whose jobs must not run now (suspended)
+     * @param heldJobs    where such jobs are parked until the tenant is activated
      * @param threads     processing threads
      * @param maxBuffered jobs buffered before polling pauses (backpressure)
      */
     public JobConsumer(Properties consumerProps, String topic, FairScheduler<Delivery> scheduler, JobRunner runner,
-                       EventPublisher events, int threads, int maxBuffered) {
+                       EventPublisher events, java.util.function.Predicate<String> held, HeldJobs heldJobs,
+                       int threads, int maxBuffered) {
+        this.held = held;
+        this.heldJobs = heldJobs;
         this.consumer = new KafkaConsumer<>(consumerProps);
         this.topic = topic;
         this.scheduler = scheduler;
@@ -109,6 +117,10 @@ public final class JobConsumer implements AutoCloseable {
                 continue;
             }
             Delivery d = item.payload();
+            if (held.test(d.message().tenant()) && park(d)) {
+                completions.add(new Completion(d.partition(), d.offset(), true));
+                continue;
+            }
             running.incrementAndGet();
             boolean commit = false;
             try {
@@ -131,6 +143,7 @@ public final class JobConsumer implements AutoCloseable {
             Set<TopicPartition> paused = new HashSet<>();
             while (!closing) {
                 applyCompletions();
+                sweepHeld();
                 commitAsync();
                 if (stopping || scheduler.size() >= maxBuffered) {
                     Set<TopicPartition> assigned = consumer.assignment();
@@ -173,7 +186,34 @@ public final class JobConsumer implements AutoCloseable {
             }
             return;
         }
-        scheduler.add(new FairScheduler.Item<>(message.tenant(), Math.max(0.01, message.cost()), new Delivery(tp, r.offset(), message)));
+        Delivery delivery = new Delivery(tp, r.offset(), message);
+        if (held.test(message.tenant()) && park(delivery)) {
+            offsets.done(tp, r.offset());
+            return;
+        }
+        scheduler.add(new FairScheduler.Item<>(message.tenant(), Math.max(0.01, message.cost()), delivery));
+    }
+
+    /** Parks a held tenant's job in Redis; false (keep it buffered) when Redis is unreachable. */
+    private boolean park(Delivery d) {
+        try {
+            heldJobs.park(d.message());
+            return true;
+        } catch (RuntimeException e) {
+            log.warn("cannot park job {} of held tenant {}: {}", d.message().jobId(), d.message().tenant(), e.toString());
+            return false;
+        }
+    }
+
+    /** Moves buffered jobs of tenants suspended since they arrived out to the parking list. */
+    private void sweepHeld() {
+        long now = System.nanoTime();
+        if (now - lastSweep < 500_000_000L) return;
+        lastSweep = now;
+        for (Delivery d : scheduler.drainIf(d -> held.test(d.message().tenant()))) {
+            if (park(d)) offsets.done(d.partition(), d.offset());
+            else scheduler.add(new FairScheduler.Item<>(d.message().tenant(), Math.max(0.01, d.message().cost()), d));
+        }
     }
 
     private void applyCompletions() {

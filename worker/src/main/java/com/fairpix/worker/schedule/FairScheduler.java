@@ -144,6 +144,32 @@ public final class FairScheduler<T> {
         }
     }
 
+    /** Removes and returns the queued payloads matching {@code filter}, in queue order per tenant. */
+    public java.util.List<T> drainIf(Predicate<T> filter) {
+        lock.lock();
+        try {
+            java.util.List<T> out = new java.util.ArrayList<>();
+            for (Iterator<TenantQueue<T>> it = active.iterator(); it.hasNext(); ) {
+                TenantQueue<T> q = it.next();
+                for (Iterator<Item<T>> items = q.items.iterator(); items.hasNext(); ) {
+                    Item<T> item = items.next();
+                    if (filter.test(item.payload())) {
+                        out.add(item.payload());
+                        items.remove();
+                    }
+                }
+                if (q.items.isEmpty()) {
+                    it.remove();
+                    queues.remove(q.tenant);
+                }
+            }
+            size -= out.size();
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public int size() {
         lock.lock();
         try {
