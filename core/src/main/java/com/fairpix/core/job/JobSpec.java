@@ -2,6 +2,7 @@ package com.fairpix.core.job;
 
 import com.fairpix.core.error.ApiProblem;
 import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -44,7 +45,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
         }
         JsonNode root;
         try {
-            root = Json.mapper().readTree(json);
+            // Trailing tokens would otherwise be ignored: "{...} junk" or "{...}{...}" is not one JSON value.
+            root = Json.mapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(json);
         } catch (com.fasterxml.jackson.core.JacksonException e) {
             throw invalid(List.of("spec is not valid JSON: " + e.getOriginalMessage()));
         }
