@@ -106,7 +106,9 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
                         }
                     }
                     if (fit != Operation.Fit.CONTAIN && (w == null || h == null)) errors.add(at + ": fit " + fit.name().toLowerCase(Locale.ROOT) + " needs both width and height");
-                    boolean noEnlarge = op.has("withoutEnlargement") && op.get("withoutEnlargement").asBoolean();
+                    JsonNode noEnlargeNode = op.get("withoutEnlargement");
+                    if (noEnlargeNode != null && !noEnlargeNode.isNull() && !noEnlargeNode.isBoolean()) errors.add(at + ": withoutEnlargement must be true or false");
+                    boolean noEnlarge = noEnlargeNode != null && noEnlargeNode.asBoolean();
                     unknownMembers(op, at, Set.of("op", "width", "height", "fit", "withoutEnlargement"), errors);
                     ops.add(new Operation.Resize(w, h, fit, noEnlarge));
                 }
