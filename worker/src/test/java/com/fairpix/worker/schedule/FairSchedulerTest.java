@@ -71,6 +71,34 @@ class FairSchedulerTest {
         }
     }
 
+    /**
+     * Q1 (scenarios/queue.md): tenant A floods 1,000 jobs, then tenant B submits one; B's job must
+     * start within one scheduling round, i.e. at most as many dispatches as there are active tenants.
+     * Jobs cost 2 units (a 1 MP image, resize + encode), the cheapest common job.
+     */
+    @Test
+    void newTenantsJobIsDispatchedWithinOneDispatchPerActiveTenant() {
+        List<Integer> waits = new ArrayList<>();
+        // B may arrive at any point of A's turn: after 0, 1, 2... of A's jobs were dispatched.
+        for (int dispatchedBefore = 0; dispatchedBefore < 12; dispatchedBefore++) {
+            FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+            for (int i = 0; i < 1_000; i++) s.add(new FairScheduler.Item<>("a", 2.0, "a" + i));
+            for (int i = 0; i < dispatchedBefore; i++) assertThat(s.poll().tenant()).isEqualTo("a");
+
+            s.add(new FairScheduler.Item<>("b", 2.0, "b0"));
+            int dispatches = 0;
+            FairScheduler.Item<String> item;
+            do {
+                item = s.poll();
+                dispatches++;
+            } while (!item.tenant().equals("b"));
+            waits.add(dispatches);
+        }
+
+        int activeTenants = 2;
+        assertThat(waits).as("dispatches until B's job, for B arriving after 0..11 of A's").allSatisfy(w -> assertThat(w).isLessThanOrEqualTo(activeTenants));
+    }
+
     @Test
     void newTenantIsServedBeforeAFloodingTenantFinishesItsQueue() {
         // The weaker, round-based form of Q1 that DRR guarantees: B's job comes within one round of A,
