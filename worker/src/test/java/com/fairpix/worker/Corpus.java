@@ -10,8 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The shared image corpus ({@code shared/corpus}, a sibling of the repository), used in place. Tests
- * that need it are skipped, not failed, where it is absent.
+ * The shared image corpus ({@code shared/corpus}, a sibling of the repository, or the folder named by
+ * the {@code fairpix.corpus} system property), used in place. Tests that need it are skipped, not
+ * failed, where it is absent.
  */
 public final class Corpus {
     private static final Path ROOT = locate();
@@ -19,6 +20,8 @@ public final class Corpus {
     private Corpus() {}
 
     private static Path locate() {
+        String override = System.getProperty("fairpix.corpus"); // e.g. -Dfairpix.corpus=/data/corpus
+        if (override != null) return Files.isDirectory(Path.of(override)) ? Path.of(override).toAbsolutePath() : null;
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             Path candidate = dir.resolve("shared").resolve("corpus");
             if (Files.isDirectory(candidate)) return candidate;
