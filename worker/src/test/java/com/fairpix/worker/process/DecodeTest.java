@@ -234,6 +234,16 @@ class DecodeTest {
     }
 
     @Test
+    void truncatedPngAndWebpFailPermanently() {
+        byte[] png = Corpus.bytes("sharp-fixtures/with-alpha.png");
+        byte[] webp = Corpus.bytes("sharp-fixtures/4.webp");
+
+        assertThat(failure(Arrays.copyOf(png, png.length / 2)).reason()).isEqualTo("truncated");
+        // WebP has no end marker the header reader checks; the decoder refuses the short data instead.
+        assertThat(failure(Arrays.copyOf(webp, webp.length / 2)).reason()).isIn("truncated", "undecodable");
+    }
+
+    @Test
     void textGifAndTiffAreUnsupportedFormats() {
         assertThat(failure("just some text".getBytes(StandardCharsets.UTF_8)).reason()).isEqualTo("unsupported-format");
         assertThat(failure(Corpus.bytes("sharp-fixtures/rotating-squares.gif")).reason()).isEqualTo("unsupported-format");
