@@ -28,6 +28,7 @@ public enum Setting {
     WORKER_JOB_TIMEOUT_SECONDS("worker.job-timeout-seconds", "30", "per-job limit on decode + processing, seconds (checked between pipeline steps); a job over it FAILS with reason timeout"),
     WORKER_NATIVE_MEMORY_BYTES("worker.native-memory-bytes", "1073741824", "native (off-heap) pixel memory all running jobs of a worker may hold, bytes; jobs wait for their share, so concurrency is sized by pixels"),
     SCHEDULER_QUANTUM("worker.scheduler-quantum", "10", "deficit round robin quantum per unit of weight, in cost units (megapixels x operations)"),
+    METRICS_TENANT_LABELS("metrics.tenant-labels", "50", "tenants with their own 'tenant' label in /metrics (the most active ones); the rest are 'other'"),
     URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
 
     private final String key;

@@ -2,6 +2,7 @@ package com.fairpix.core.job;
 
 import com.fairpix.core.error.ApiProblem;
 import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -58,7 +59,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
         }
         JsonNode root;
         try {
-            root = Json.mapper().readTree(json);
+            // Trailing tokens would otherwise be ignored: "{...} junk" or "{...}{...}" is not one JSON value.
+            root = Json.mapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(json);
         } catch (com.fasterxml.jackson.core.JacksonException e) {
             throw invalid(List.of("spec is not valid JSON: " + e.getOriginalMessage()));
         }
@@ -250,7 +252,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
     }
 
     private static boolean bool(JsonNode op, String member, String at, List<String> errors) {
-        if (!op.has(member)) return false;
+        if (!op.has(member) || op.get(member).isNull()) return false;
         if (!op.get(member).isBoolean()) {
             errors.add(at + ": " + member + " must be true or false");
             return false;

@@ -21,6 +21,11 @@ public final class Encode {
         return apply(image, op, Flatten.WHITE);
     }
 
+    /** Alpha-over compositing on white; see {@link Flatten}. @return a new 3-channel Mat */
+    static Mat flattenOnWhite(Mat bgra) {
+        return Flatten.apply(bgra, Flatten.WHITE);
+    }
+
     /** @param background blue, green, red 0–255, used when the format has no alpha */
     public static byte[] apply(Mat image, Operation.Encode op, int[] background) {
         Mat src = image;
