@@ -30,9 +30,13 @@ public final class Deadline {
         return new Deadline(() -> 0L, Duration.ofNanos(Long.MAX_VALUE / 4));
     }
 
-    /** @throws JobFailure.Permanent {@code timeout} once the limit has passed; also on interrupt */
+    /**
+     * @throws JobFailure.Permanent {@code timeout} once the limit has passed
+     * @throws JobFailure.Transient {@code interrupted} when the thread was interrupted
+     */
     public void check(String step) {
-        if (Thread.currentThread().isInterrupted()) throw new JobFailure.Permanent("interrupted", "job interrupted before " + step);
+        // Interrupted = the worker is stopping: not the input's fault, so the job must be redelivered, not FAILED.
+        if (Thread.currentThread().isInterrupted()) throw new JobFailure.Transient("interrupted", "job interrupted before " + step, null);
         if (nanoTime.getAsLong() - endNanos > 0) {
             throw new JobFailure.Permanent("timeout", "processing took longer than " + limit.toMillis() + " ms (worker.job-timeout-seconds); stopped before " + step);
         }

@@ -54,7 +54,7 @@ public final class ImagePipeline {
             return process(source, spec, Assets.NONE);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new com.fairpix.core.error.JobFailure.Permanent("interrupted", "interrupted while waiting for native memory");
+            throw new com.fairpix.core.error.JobFailure.Transient("interrupted", "interrupted while waiting for native memory", e);
         }
     }
 
