@@ -27,7 +27,9 @@ public enum Setting {
     WORKER_MAX_PIXELS("worker.max-pixels", "100000000", "largest source a worker decodes, pixels (the tenant's maxPixels is checked at ingest)"),
     WORKER_JOB_TIMEOUT_SECONDS("worker.job-timeout-seconds", "30", "per-job limit on decode + processing, seconds (checked between pipeline steps); a job over it FAILS with reason timeout"),
     WORKER_NATIVE_MEMORY_BYTES("worker.native-memory-bytes", "1073741824", "native (off-heap) pixel memory all running jobs of a worker may hold, bytes; jobs wait for their share, so concurrency is sized by pixels"),
-    SCHEDULER_QUANTUM("worker.scheduler-quantum", "10", "deficit round robin quantum per unit of weight, in cost units (megapixels x operations)"),
+    WORKER_SCHEDULER("worker.scheduler", "fair", "dispatch order across tenants: fair (start-time fair queueing by cost and weight) or fifo (baseline)"),
+    WORKER_PARTITION_BUFFER("worker.partition-buffer", "32", "jobs a worker buffers from one partition before pausing that partition"),
+    WORKER_MAX_POLL_INTERVAL_MS("worker.max-poll-interval-ms", "300000", "Kafka max.poll.interval.ms; the poll loop never waits on processing, so long jobs do not hit it"),
     METRICS_TENANT_LABELS("metrics.tenant-labels", "50", "tenants with their own 'tenant' label in /metrics (the most active ones); the rest are 'other'"),
     URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
 

@@ -14,4 +14,7 @@ public final class MetricNames {
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
     /** Native pixel memory reserved by running jobs, bytes (gauge). */
     public static final String NATIVE_MEMORY_RESERVED = "fairpix.worker.native.memory.reserved.bytes";
+    /** Cost units (megapixels x operations) of work a worker did for a tenant. */
+    public static final String TENANT_SERVICE = "fairpix.tenant.service.cost";
+    public static final String FAIRNESS_INDEX = "fairpix.scheduler.fairness.index";
 }
