@@ -12,8 +12,10 @@ import org.opencv.core.Mat;
 import org.opencv.core.Scalar;
 
 /**
- * The shared test corpus ({@code ../shared/corpus/*}/MANIFEST.tsv beside the repository), found by
- * walking up from the working directory; {@code -Dfairpix.corpus=DIR} overrides.
+ * Every MANIFEST row of every suite of the shared corpus (found by {@link com.fairpix.worker.Corpus}:
+ * {@code shared/corpus} above the working directory, or {@code -Dfairpix.corpus=DIR}), and the
+ * pixel comparison the corpus and golden tests use. Unlike {@code Corpus.manifest}, a row whose
+ * file is missing is kept, so that it fails rather than silently shrinking the test.
  */
 final class Corpus {
     private Corpus() {}
@@ -26,16 +28,13 @@ final class Corpus {
         }
     }
 
+    /** The corpus root, or null where there is none (located by {@link com.fairpix.worker.Corpus}). */
     static Path root() {
-        String prop = System.getProperty("fairpix.corpus");
-        if (prop != null) return Path.of(prop);
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path c = p.resolve("shared/corpus");
-            if (Files.isDirectory(c)) return c;
-            Path s = p.resolveSibling("shared").resolve("corpus");
-            if (Files.isDirectory(s)) return s;
+        try {
+            return com.fairpix.worker.Corpus.root();
+        } catch (org.opentest4j.TestAbortedException absent) {
+            return null;
         }
-        return null;
     }
 
     static List<Row> rows() {
