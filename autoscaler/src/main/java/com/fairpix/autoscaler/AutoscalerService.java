@@ -42,7 +42,7 @@ public final class AutoscalerService {
         KafkaSupport.ensureTopics(bootstrap, config.integer(Setting.JOB_PARTITIONS));
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
         // A reading must finish well within one period, or the next one is late.
-        Duration readTimeout = Duration.ofMillis(Math.max(1000, Math.min(5000, interval * 800L)));
+        Duration readTimeout = Duration.ofMillis(Math.max(2000, Math.min(5000, interval * 800L)));
         FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(bootstrap, readTimeout), new IngestQpsReader(redis), interval, redis);
         Actuator actuator = actuator(config, workerJar, policies.values().iterator().next().minReplicas());
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
