@@ -46,6 +46,15 @@ final class ApiClient {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(body))).build());
     }
 
+    JsonNode patchJson(String path, Object body) throws IOException, InterruptedException {
+        return send(request(path).header("Content-Type", "application/merge-patch+json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(body))).build());
+    }
+
+    JsonNode delete(String path) throws IOException, InterruptedException {
+        return send(request(path).DELETE().build());
+    }
+
     /** A JSON request with any method (PUT, PATCH, POST); {@code body} null sends none. */
     JsonNode sendJson(String method, String path, Object body) throws IOException, InterruptedException {
         HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(body));

@@ -66,8 +66,8 @@ final class ScaleCommand {
     static final class Set implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Mixin AutoscalerOptions options;
-        @Parameters(index = "0", paramLabel = "POOL") String pool;
-        @Parameters(index = "1", paramLabel = "REPLICAS") int replicas;
+        @Parameters(index = "0", paramLabel = "POOL", description = "cpu or gpu") String pool;
+        @Parameters(index = "1", paramLabel = "REPLICAS", description = "replicas to hold, within the policy's min/max") int replicas;
 
         @Override
         public Integer call() throws Exception {
@@ -80,7 +80,7 @@ final class ScaleCommand {
     static final class Pause implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Mixin AutoscalerOptions options;
-        @Parameters(paramLabel = "POOL") String pool;
+        @Parameters(paramLabel = "POOL", description = "cpu or gpu") String pool;
 
         @Override
         public Integer call() throws Exception {
@@ -92,7 +92,7 @@ final class ScaleCommand {
     static final class Resume implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Mixin AutoscalerOptions options;
-        @Parameters(paramLabel = "POOL") String pool;
+        @Parameters(paramLabel = "POOL", description = "cpu or gpu") String pool;
 
         @Override
         public Integer call() throws Exception {
@@ -105,7 +105,7 @@ final class ScaleCommand {
     static final class Policy implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Mixin AutoscalerOptions options;
-        @Parameters(paramLabel = "POOL") String pool;
+        @Parameters(paramLabel = "POOL", description = "cpu or gpu") String pool;
 
         @Option(names = "--set", paramLabel = "MEMBER=NUMBER", description = "a policy member to change (repeatable)")
         Map<String, String> changes;

@@ -1,75 +1,100 @@
 package com.fairpix.worker.schedule;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
 
 /**
- * Weighted fair dispatch across tenants by deficit round robin (M. Shreedhar and G. Varghese,
- * "Efficient Fair Queueing Using Deficit Round Robin", SIGCOMM 1995), in cost units rather than
- * packets: each backlogged tenant gets {@code quantum × weight} cost units of credit per round and
- * dispatches its jobs while their cost fits its credit. A tenant with a flood of queued jobs thus
- * gets its share per round, never the whole worker, and a newly active tenant is served within one
- * round (Q1).
+ * Weighted fair dispatch across tenants by start-time fair queueing (P. Goyal, H. M. Vin and
+ * H. Cheng, "Start-time Fair Queuing: A Scheduling Algorithm for Integrated Services Packet
+ * Switching Networks", SIGCOMM 1996), in cost units (megapixels × operations) rather than bits.
  *
- * <p>Thread-safe: the poll loop adds, processing threads take.
+ * <p>Each job gets a start tag {@code S = max(v, F_prev)} and a finish tag
+ * {@code F = S + cost / weight}, where {@code F_prev} is the finish tag of the tenant's previous job
+ * and {@code v}, the virtual time, is the start tag of the job most recently dispatched. The job with
+ * the smallest start tag goes next. Backlogged tenants therefore receive service in proportion to
+ * their weights (Q10), and a tenant that was idle starts at the current virtual time: its first job
+ * is dispatched next, whatever backlog another tenant has (Q1) — unlike deficit round robin, which
+ * lets the current tenant spend its whole quantum first.
+ *
+ * <p>Two additions: a tenant at its running cap is passed over until one of its jobs finishes
+ * (Q2), and {@link #finished} moves the tenant's finish tag by the difference between the job's
+ * measured and estimated cost, so estimates that are systematically low for one tenant do not buy
+ * it extra service. Thread-safe: the poll loop adds, processing threads take.
  *
  * @param <T> the job payload
  */
-public final class FairScheduler<T> {
-    /** A queued job: its tenant, its estimated cost in cost units, the payload. */
-    public record Item<T>(String tenant, double cost, T payload) {}
+public final class FairScheduler<T> implements JobScheduler<T> {
 
     private static final class TenantQueue<T> {
         final String tenant;
         final Deque<Item<T>> items = new ArrayDeque<>();
-        double deficit;
-        boolean creditedThisTurn;
+        double headStart;
 
         TenantQueue(String tenant) {
             this.tenant = tenant;
         }
     }
 
-    private final double quantum;
     private final ToDoubleFunction<String> weights;
+    private final ToIntFunction<String> runningCaps;
+    /** Tenants with queued jobs, in the order they became backlogged (ties go to the earlier one). */
+    private final List<TenantQueue<T>> active = new ArrayList<>();
     private final Map<String, TenantQueue<T>> queues = new HashMap<>();
-    private final Deque<TenantQueue<T>> active = new ArrayDeque<>();
+    /** Finish tag of each tenant's last dispatched job, kept only while it is ahead of the virtual time. */
+    private final Map<String, Double> lastFinish = new HashMap<>();
+    private final Map<String, Integer> running = new HashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition nonEmpty = lock.newCondition();
+    private final Condition changed = lock.newCondition();
+    private double virtualTime;
     private int size;
 
-    /**
-     * @param quantum credit per round per unit of weight, cost units (> 0)
-     * @param weights tenant id → weight (> 0); read at each round, so weight changes apply at once
-     */
-    public FairScheduler(double quantum, ToDoubleFunction<String> weights) {
-        if (!(quantum > 0)) throw new IllegalArgumentException("quantum must be > 0");
-        this.quantum = quantum;
-        this.weights = weights;
+    /** Without running caps. */
+    public FairScheduler(ToDoubleFunction<String> weights) {
+        this(weights, tenant -> Integer.MAX_VALUE);
     }
 
+    /**
+     * @param weights     tenant id → weight (> 0); read at each dispatch, so weight changes apply at once
+     * @param runningCaps tenant id → jobs of the tenant that may run at once on this worker
+     */
+    public FairScheduler(ToDoubleFunction<String> weights, ToIntFunction<String> runningCaps) {
+        this.weights = weights;
+        this.runningCaps = runningCaps;
+    }
+
+    @Override
     public void add(Item<T> item) {
+        if (!(item.cost() >= 0) || Double.isInfinite(item.cost())) throw new IllegalArgumentException("cost must be finite and >= 0, got " + item.cost());
         lock.lock();
         try {
-            TenantQueue<T> q = queues.computeIfAbsent(item.tenant(), TenantQueue::new);
-            if (q.items.isEmpty()) active.addLast(q);
+            TenantQueue<T> q = queues.get(item.tenant());
+            if (q == null) {
+                q = new TenantQueue<>(item.tenant());
+                q.headStart = Math.max(virtualTime, lastFinish.getOrDefault(item.tenant(), 0.0));
+                queues.put(item.tenant(), q);
+                active.add(q);
+            }
             q.items.addLast(item);
             size++;
-            nonEmpty.signal();
+            changed.signal();
         } finally {
             lock.unlock();
         }
     }
 
-    /** The next job by DRR, or null when none is queued. */
+    @Override
     public Item<T> poll() {
         lock.lock();
         try {
@@ -79,75 +104,115 @@ public final class FairScheduler<T> {
         }
     }
 
-    /** Waits up to {@code timeout} for a job; null when none came. */
+    @Override
     public Item<T> take(long timeout, TimeUnit unit) throws InterruptedException {
         long nanos = unit.toNanos(timeout);
         lock.lock();
         try {
-            while (size == 0) {
+            while (true) {
+                Item<T> item = next();
+                if (item != null) return item;
                 if (nanos <= 0) return null;
-                nanos = nonEmpty.awaitNanos(nanos);
+                nanos = changed.awaitNanos(nanos);
             }
-            return next();
         } finally {
             lock.unlock();
         }
     }
 
     private Item<T> next() {
-        if (size == 0) return null;
-        while (true) {
-            TenantQueue<T> q = active.peekFirst();
-            if (!q.creditedThisTurn) {
-                q.deficit += quantum * Math.max(1e-6, weights.applyAsDouble(q.tenant));
-                q.creditedThisTurn = true;
-            }
-            Item<T> head = q.items.peekFirst();
-            if (head.cost() <= q.deficit) {
-                q.items.pollFirst();
-                q.deficit -= head.cost();
-                size--;
-                if (q.items.isEmpty()) {
-                    // An idle tenant keeps no credit: DRR resets the deficit of an emptied queue.
-                    q.deficit = 0;
-                    q.creditedThisTurn = false;
-                    active.pollFirst();
-                    queues.remove(q.tenant);
-                }
-                return head;
-            }
-            // Turn over: the head does not fit the remaining credit; move to the back with it.
-            q.creditedThisTurn = false;
-            active.addLast(active.pollFirst());
+        TenantQueue<T> best = null;
+        for (TenantQueue<T> q : active) {
+            if (running.getOrDefault(q.tenant, 0) >= Math.max(1, runningCaps.applyAsInt(q.tenant))) continue;
+            if (best == null || q.headStart < best.headStart) best = q;
+        }
+        if (best == null) return null;
+        Item<T> item = best.items.pollFirst();
+        size--;
+        running.merge(best.tenant, 1, Integer::sum);
+        virtualTime = Math.max(virtualTime, best.headStart);
+        double finish = best.headStart + item.cost() / weight(best.tenant);
+        lastFinish.put(best.tenant, finish);
+        if (best.items.isEmpty()) {
+            active.remove(best);
+            queues.remove(best.tenant);
+        } else {
+            best.headStart = finish;
+        }
+        pruneFinishTags();
+        return item;
+    }
+
+    private double weight(String tenant) {
+        double w = weights.applyAsDouble(tenant);
+        return w > 0 && !Double.isInfinite(w) ? w : 1.0;
+    }
+
+    /** Drops finish tags at or behind the virtual time: such a tenant starts at v anyway. */
+    private void pruneFinishTags() {
+        if (lastFinish.size() > 2 * (queues.size() + running.size()) + 64) {
+            lastFinish.entrySet().removeIf(e -> e.getValue() <= virtualTime && !queues.containsKey(e.getKey()));
         }
     }
 
-    /** Drops queued jobs matching {@code filter} (e.g. those of revoked partitions); returns how many. */
-    public int removeIf(Predicate<T> filter) {
+    @Override
+    public void finished(String tenant, double costCorrection) {
         lock.lock();
         try {
-            int removed = 0;
-            for (Iterator<TenantQueue<T>> it = active.iterator(); it.hasNext(); ) {
-                TenantQueue<T> q = it.next();
-                int before = q.items.size();
-                q.items.removeIf(i -> filter.test(i.payload()));
-                removed += before - q.items.size();
-                if (q.items.isEmpty()) {
-                    it.remove();
-                    queues.remove(q.tenant);
-                }
+            running.computeIfPresent(tenant, (t, n) -> n <= 1 ? null : n - 1);
+            if (costCorrection != 0 && Double.isFinite(costCorrection)) {
+                double shift = costCorrection / weight(tenant);
+                lastFinish.computeIfPresent(tenant, (t, f) -> f + shift);
+                TenantQueue<T> q = queues.get(tenant);
+                if (q != null) q.headStart = Math.max(virtualTime, q.headStart + shift);
             }
-            size -= removed;
-            return removed;
+            changed.signalAll();
         } finally {
             lock.unlock();
         }
     }
 
+    @Override
+    public List<T> drainIf(Predicate<T> filter) {
+        lock.lock();
+        try {
+            List<T> out = new ArrayList<>();
+            for (Iterator<TenantQueue<T>> it = active.iterator(); it.hasNext(); ) {
+                TenantQueue<T> q = it.next();
+                for (Iterator<Item<T>> items = q.items.iterator(); items.hasNext(); ) {
+                    Item<T> item = items.next();
+                    if (filter.test(item.payload())) {
+                        out.add(item.payload());
+                        items.remove();
+                    }
+                }
+                if (q.items.isEmpty()) {
+                    it.remove();
+                    queues.remove(q.tenant);
+                }
+            }
+            size -= out.size();
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     public int size() {
         lock.lock();
         try {
             return size;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Set<String> backlogged() {
+        lock.lock();
+        try {
+            return Set.copyOf(queues.keySet());
         } finally {
             lock.unlock();
         }
