@@ -92,10 +92,14 @@ class AutoscalerIT {
         // Tenants on distinct partitions: a pool can use at most one replica per partition with lag.
         int partitions = autoscaler.status("gpu").get("signals") instanceof Map<?, ?> s ? ((Number) s.get("partitions")).intValue() : 12;
         List<String> keys = new ArrayList<>();
+        floodTenants.clear();
         Set<Integer> used = new HashSet<>();
         while (keys.size() < TENANTS) {
             String id = "it-scale-" + UUID.randomUUID().toString().substring(0, 8);
-            if (used.add(KafkaLagReader.partitionOf(id, partitions))) keys.add(client.createTenant(id, Map.of()));
+            if (used.add(KafkaLagReader.partitionOf(id, partitions))) {
+                keys.add(client.createTenant(id, Map.of()));
+                floodTenants.add(id);
+            }
         }
         byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
         String spec = Farm.SPEC.replaceFirst("^\\{", "{\"pool\":\"gpu\",");
@@ -120,8 +124,15 @@ class AutoscalerIT {
 
         double submitSeconds = (System.nanoTime() - floodStart) / 1e9;
         // the deadline counts from the flood's first submission, not from the end of submitting
-        await("a second worker process", Duration.ofNanos(Math.max(0, floodStart + Duration.ofSeconds(30).toNanos() - System.nanoTime())), () -> actual() == 2);
+        Set<String> seenInTop = new HashSet<>();
+        await("a second worker process", Duration.ofNanos(Math.max(0, floodStart + Duration.ofSeconds(30).toNanos() - System.nanoTime())), () -> {
+            seenInTop.addAll(topTenants());
+            return actual() == 2;
+        });
+        seenInTop.addAll(topTenants());
         assertThat(workerPids()).hasSize(2);
+        // the per-tenant view (fairpix top) attributes the backlog to the flooding tenants
+        assertThat(seenInTop).as("tenants in topTenants during the flood").containsAnyElementsOf(floodTenants);
         Decision out = autoscaler.decisions("gpu", 200).stream().filter(d -> d.reason() == Reason.SCALE_OUT).reduce((a, b) -> b).orElseThrow();
         double scaleOutSeconds = Duration.between(floodStartedAt, out.at()).toMillis() / 1000.0;
         assertThat(scaleOutSeconds).isLessThanOrEqualTo(30);
@@ -148,6 +159,15 @@ class AutoscalerIT {
 
         Map<String, Integer> succeeded = succeededEvents(jobs.stream().map(j -> j[1]).collect(java.util.stream.Collectors.toSet()));
         for (String[] job : jobs) assertThat(succeeded.getOrDefault(job[1], 0)).as("job.succeeded events of %s", job[1]).isEqualTo(1);
+    }
+
+    static final List<String> floodTenants = new ArrayList<>();
+
+    @SuppressWarnings("unchecked")
+    static List<String> topTenants() {
+        Object s = autoscaler.status("gpu").get("signals");
+        if (!(s instanceof Map<?, ?> m) || !(m.get("topTenants") instanceof List<?> top)) return List.of();
+        return ((List<Map<String, Object>>) top).stream().map(t -> (String) t.get("tenant")).toList();
     }
 
     static int actual() {
