@@ -159,6 +159,18 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /** Partition numbers of the pool's topic this worker owns now. */
+    public java.util.Set<Integer> partitions() {
+        return consumer.owned().stream().map(org.apache.kafka.common.TopicPartition::partition).collect(java.util.stream.Collectors.toSet());
+    }
+
+    /** Partition number → when it was last taken from this worker (epoch ms). */
+    public java.util.Map<Integer, Long> lastRevoked() {
+        java.util.Map<Integer, Long> out = new java.util.HashMap<>();
+        consumer.lastRevoked().forEach((tp, t) -> out.put(tp.partition(), t));
+        return out;
+    }
+
     public int httpPort() {
         return http == null ? -1 : http.port();
     }
