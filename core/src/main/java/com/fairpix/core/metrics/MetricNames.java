@@ -17,4 +17,17 @@ public final class MetricNames {
     /** Cost units (megapixels x operations) of work a worker did for a tenant. */
     public static final String TENANT_SERVICE = "fairpix.tenant.service.cost";
     public static final String FAIRNESS_INDEX = "fairpix.scheduler.fairness.index";
+
+    /** Gauge, per pool: replicas the autoscaler wants. */
+    public static final String AUTOSCALER_DESIRED_REPLICAS = "fairpix.autoscaler.desired.replicas";
+    /** Gauge, per pool: replicas the actuator reports running. */
+    public static final String AUTOSCALER_ACTUAL_REPLICAS = "fairpix.autoscaler.actual.replicas";
+    /** Counter, per pool and reason: decisions taken (one per evaluation period). */
+    public static final String AUTOSCALER_DECISIONS = "fairpix.autoscaler.decisions";
+    /** Gauge, per pool: consumer lag in messages at the last good reading. */
+    public static final String AUTOSCALER_CONSUMER_LAG = "fairpix.autoscaler.consumer.lag.messages";
+    /** Gauge, per pool: ingest submissions per second at the last good reading. */
+    public static final String AUTOSCALER_INGEST_QPS = "fairpix.autoscaler.ingest.qps";
+    /** Counter, per pool: signal readings that failed (the autoscaler held). */
+    public static final String AUTOSCALER_FAILED_READINGS = "fairpix.autoscaler.failed.readings";
 }

@@ -48,4 +48,11 @@ public final class RedisKeys {
     public static String jobOwner(String jobId) { return "fp:jobowner:" + jobId; }
 
     public static String idempotency(String tenant, String key) { return "fp:{" + tenant + "}:idem:" + key; }
+
+    /**
+     * Jobs accepted for a pool during one wall-clock second (epoch seconds), counted by every
+     * ingest node with INCR and expiring after 2 minutes; the autoscaler sums them into QPS.
+     * One small farm-wide key per second: at most one INCR per accepted job.
+     */
+    public static String submissionsPerSecond(String pool, long epochSecond) { return "fp:qps:" + pool + ":" + epochSecond; }
 }

@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
@@ -97,11 +98,28 @@ public final class JobSubmitter {
             createRecord(job);
             enqueue(job, cost(header, spec));
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
+            countForAutoscaler(pool, now);
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.length);
             return new Submission(job, false);
         } catch (RuntimeException e) {
             if (idempotencyKey != null) releaseIdempotencyKey(tenant.id(), idempotencyKey, jobId);
             throw e;
+        }
+    }
+
+    /**
+     * One INCR on the pool's per-second key (expires after 120 s), which the autoscaler sums into
+     * ingest QPS across all ingest nodes. Best effort: the job is already accepted, and a lost
+     * count only makes the autoscaler's QPS reading a little low.
+     */
+    private void countForAutoscaler(String pool, Instant now) {
+        String key = RedisKeys.submissionsPerSecond(pool, now.getEpochSecond());
+        try (AbstractTransaction tx = redis.multi()) {
+            tx.incr(key);
+            tx.expire(key, 120);
+            tx.exec();
+        } catch (RuntimeException e) {
+            log.debug("QPS counter not updated: {}", e.toString());
         }
     }
 
