@@ -9,6 +9,9 @@ import com.fairpix.core.redis.Redis;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.ingest.admission.Admission;
+import com.fairpix.ingest.admission.AdmissionConfig;
+import com.fairpix.ingest.admission.Admissions;
 import com.fairpix.ingest.auth.Authenticator;
 import com.fairpix.ingest.enqueue.JobSubmitter;
 import com.fairpix.ingest.http.AdminController;
@@ -49,6 +52,7 @@ public final class IngestApi implements AutoCloseable {
      * @throws IllegalStateException when a dependency cannot be reached at start
      */
     public static IngestApi start(FairpixConfig config) {
+        AdmissionConfig admissionConfig = AdmissionConfig.from(config);
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
                 config.get(Setting.S3_ACCESS_KEY), config.get(Setting.S3_SECRET_KEY), config.get(Setting.S3_BUCKET));
@@ -61,7 +65,8 @@ public final class IngestApi implements AutoCloseable {
         TenantStore tenants = new TenantStore(redis);
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         Authenticator auth = new Authenticator(tenants, config.get(Setting.ADMIN_TOKEN));
-        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry, clock);
+        Admission admission = Admissions.redis(redis, admissionConfig, registry, clock);
+        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry, clock, admission, admissionConfig);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> "PONG".equals(redis.ping()));
@@ -73,7 +78,7 @@ public final class IngestApi implements AutoCloseable {
             c.jetty.multipartConfig.maxTotalRequestSize(maxUpload + 1024 * 1024, SizeUnit.BYTES);
             c.jetty.multipartConfig.maxInMemoryFileSize((int) Math.min(maxUpload, Integer.MAX_VALUE), SizeUnit.BYTES);
         });
-        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock), new AdminController(auth, tenants, jobs));
+        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock, admission), new AdminController(auth, tenants, jobs));
         app.start(config.get(Setting.BIND_HOST), config.integer(Setting.INGEST_PORT));
         log.info("ingest-api listening on {}:{}", config.get(Setting.BIND_HOST), app.port());
         return new IngestApi(redis, objects, producer, app);

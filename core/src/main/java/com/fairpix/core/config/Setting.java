@@ -26,6 +26,16 @@ public enum Setting {
     WORKER_BUFFERED_JOBS("worker.buffered-jobs", "256", "jobs a worker buffers in memory before pausing consumption (backpressure)"),
     WORKER_MAX_PIXELS("worker.max-pixels", "100000000", "largest source a worker decodes, pixels (the tenant's maxPixels is checked at ingest)"),
     SCHEDULER_QUANTUM("worker.scheduler-quantum", "10", "deficit round robin quantum per unit of weight, in cost units (megapixels x operations)"),
+    ADMISSION_FARM_CAPACITY("admission.farm-capacity", "0", "farm capacity C in tokens/s shared by all tenants; the part of it no tenant's guarantee (rate) uses is lent to tenants up to their ceiling; 0 turns borrowing off"),
+    ADMISSION_POOL_BURST("admission.pool-burst", "0", "size of the farm's borrowing pool in tokens; 0 = one second of farm capacity"),
+    ADMISSION_CEILING_FACTOR("admission.ceiling-factor", "2", "a tenant's ceiling rate (guarantee + borrowing) as a multiple of its rate, capped at the farm capacity (HTB ceil)"),
+    ADMISSION_COST_BASE("admission.cost-base", "0", "tokens every job costs before its pixels, e.g. 0.5"),
+    ADMISSION_COST_PER_MEGAPIXEL("admission.cost-per-megapixel", "1", "tokens per decoded megapixel per variant (a job's cost: base + this x max(1, megapixels) x variants)"),
+    ADMISSION_LEASE_TTL_SECONDS("admission.lease-ttl-seconds", "900", "how long a job holds a concurrency slot unless the worker releases it earlier, seconds (a crashed worker's slot returns after this)"),
+    ADMISSION_REDIS_DOWN("admission.redis-down", "open", "when Redis is unreachable: open (admit on a local per-node budget of each tenant's rate / nodes) or closed (503 with Retry-After)"),
+    ADMISSION_NODES("admission.nodes", "1", "ingest nodes sharing the farm; the local fail-open budget of a tenant is its rate and burst divided by this"),
+    ADMISSION_SHADOW("admission.shadow", "", "policies decided and counted but never enforced, comma-separated: rate, daily-quota, concurrency"),
+    ADMISSION_DAY_OFFSET_SECONDS("admission.day-offset-seconds", "0", "start of the daily-quota day after 00:00 UTC, seconds (0 = UTC midnight)"),
     URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
 
     private final String key;

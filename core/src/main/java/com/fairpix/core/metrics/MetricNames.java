@@ -12,4 +12,17 @@ public final class MetricNames {
     public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
     public static final String JOBS_RUNNING = "fairpix.jobs.running";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
+
+    /** Tokens admitted (cost units), by tenant. Counter. */
+    public static final String QUOTA_CONSUMED = "fairpix.quota.consumed";
+    /** Tokens left in a tenant's guaranteed bucket after its last decision. Gauge. */
+    public static final String QUOTA_REMAINING = "fairpix.quota.remaining";
+    /** Enforced rejections, by tenant and reason (rate, daily-quota, concurrency, cost-exceeds-burst, backend). */
+    public static final String QUOTA_REJECTIONS = "fairpix.quota.rejections";
+    /** Tokens admitted above the tenant's guarantee, borrowed from the farm's pool. Counter. */
+    public static final String QUOTA_BORROWED = "fairpix.quota.borrowed";
+    /** Decisions a policy in shadow mode would have rejected (counted, not enforced), by reason. */
+    public static final String QUOTA_SHADOW_REJECTIONS = "fairpix.quota.shadow.rejections";
+    /** Decisions taken on the local per-node budget because Redis was unreachable (fail open). */
+    public static final String QUOTA_FALLBACK_DECISIONS = "fairpix.quota.fallback.decisions";
 }
