@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,13 +38,23 @@ public final class JobRunner {
     private final Clock clock;
     private final int maxAttempts;
     private final Duration baseBackoff;
+    private final BiConsumer<String, String> releaseLease;
+
+    public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
+                     MeterRegistry metrics, Clock clock, int maxAttempts, Duration baseBackoff) {
+        this(jobs, results, pipeline, events, metrics, clock, maxAttempts, baseBackoff, (tenant, jobId) -> {});
+    }
 
     /**
      * @param maxAttempts attempts for transient failures before the job is FAILED and dead-lettered
      * @param baseBackoff first retry delay; doubled per attempt
+     * @param releaseLease (tenant, job id) → frees the job's admission concurrency lease; called
+     *                     whenever the job is found or made terminal (idempotent)
      */
     public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
-                     MeterRegistry metrics, Clock clock, int maxAttempts, Duration baseBackoff) {
+                     MeterRegistry metrics, Clock clock, int maxAttempts, Duration baseBackoff,
+                     BiConsumer<String, String> releaseLease) {
+        this.releaseLease = releaseLease;
         this.jobs = jobs;
         this.results = results;
         this.pipeline = pipeline;
@@ -61,6 +72,20 @@ public final class JobRunner {
      *         record could not be read or written, e.g. Redis down)
      */
     public boolean run(JobMessage message) throws InterruptedException {
+        boolean finished = runAttempts(message);
+        if (finished) {
+            // Terminal (or skipped as already terminal / gone): give the concurrency slot back now
+            // rather than at the lease's TTL.
+            try {
+                releaseLease.accept(message.tenant(), message.jobId());
+            } catch (RuntimeException e) {
+                log.info("lease of job {} not released ({}); it expires with its TTL", message.jobId(), e.toString());
+            }
+        }
+        return finished;
+    }
+
+    private boolean runAttempts(JobMessage message) throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             try {
                 return attempt(message, attempt);

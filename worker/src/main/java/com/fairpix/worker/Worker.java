@@ -8,6 +8,7 @@ import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.kafka.Topics;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.redis.Redis;
+import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.Tenant;
@@ -79,7 +80,9 @@ public final class Worker implements AutoCloseable {
         ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS));
         ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry, clock,
-                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500));
+                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
+                // The job's concurrency lease (admission control) is a member of this sorted set.
+                (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
 
         FairScheduler<JobConsumer.Delivery> scheduler = new FairScheduler<>(config.integer(Setting.SCHEDULER_QUANTUM), weightsFrom(tenants));
         int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
