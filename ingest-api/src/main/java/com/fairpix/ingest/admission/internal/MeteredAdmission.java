@@ -33,7 +33,7 @@ public final class MeteredAdmission implements Admission {
         remaining.computeIfAbsent(t, k -> {
             AtomicLong v = new AtomicLong();
             Gauge.builder(MetricNames.QUOTA_REMAINING, v, x -> x.get() / (double) Limits.NANO).tag("tenant", k)
-                    .baseUnit("tokens").register(registry);
+                    .register(registry); // no base unit: the Prometheus name stays fairpix_quota_remaining
             return v;
         }).set(d.remainingNano());
         if (d.allowed()) {
