@@ -46,6 +46,15 @@ final class ApiClient {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(body))).build());
     }
 
+    JsonNode patchJson(String path, Object body) throws IOException, InterruptedException {
+        return send(request(path).header("Content-Type", "application/merge-patch+json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(body))).build());
+    }
+
+    JsonNode delete(String path) throws IOException, InterruptedException {
+        return send(request(path).DELETE().build());
+    }
+
     /** Submits an image as a raw body with the spec in the query (the API sniffs the real type). */
     JsonNode submit(Path image, String specJson, String idempotencyKey) throws IOException, InterruptedException {
         HttpRequest.Builder b = request("/v1/jobs?spec=" + URLEncoder.encode(specJson, StandardCharsets.UTF_8))

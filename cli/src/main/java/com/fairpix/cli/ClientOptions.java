@@ -18,8 +18,9 @@ final class ClientOptions {
         return env != null && !env.isBlank() ? env : "http://127.0.0.1:8080";
     }
 
+    /** The flag's value, else the environment variable's; blank counts as absent. */
     static String env(String explicit, String variable) {
-        if (explicit != null) return explicit;
+        if (explicit != null && !explicit.isBlank()) return explicit;
         String v = System.getenv(variable);
         return v == null || v.isBlank() ? null : v;
     }

@@ -3,9 +3,13 @@ package com.fairpix.cli;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -13,23 +17,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "tenants", mixinStandardHelpOptions = true, description = "Manage tenants through the admin API.",
-        subcommands = {TenantsCommand.Create.class})
+@Command(name = "tenants", mixinStandardHelpOptions = true,
+        description = {"Manage tenants through the admin API (--url / FAIRPIX_URL, --admin-token / FAIRPIX_ADMIN_TOKEN).",
+                "Lifecycle: CREATING -> ACTIVE <-> SUSPENDED -> DELETED. Changes reach every node within a second."},
+        subcommands = {TenantsCommand.Create.class, TenantsCommand.ListTenants.class, TenantsCommand.Get.class,
+                TenantsCommand.Set.class, TenantsCommand.Suspend.class, TenantsCommand.Activate.class,
+                TenantsCommand.Delete.class, TenantsCommand.Keys.class})
 final class TenantsCommand {
 
-    @Command(name = "create", mixinStandardHelpOptions = true,
-            description = "Create a tenant and print its API key (shown once; store it now).")
-    static final class Create implements Callable<Integer> {
-        @Spec CommandSpec spec;
-        @Mixin ClientOptions client;
-
-        @Parameters(paramLabel = "ID", description = "tenant id: [a-z0-9][a-z0-9-]{1,62}")
-        String id;
-
-        @Option(names = "--admin-token", description = "admin token (FAIRPIX_ADMIN_TOKEN)")
-        String adminToken;
-
-        @Option(names = "--weight", description = "fair-share weight (default 1)")
+    /** The limits `create` and `set` take, one kebab-case flag per tenant field. */
+    static final class Limits {
+        @Option(names = "--weight", description = "fair-share weight in the workers' scheduler (> 0)")
         Double weight;
 
         @Option(names = "--rate", description = "token-bucket refill rate, tokens/s")
@@ -38,35 +36,270 @@ final class TenantsCommand {
         @Option(names = "--burst", description = "token-bucket size, tokens")
         Double burst;
 
+        @Option(names = "--daily-quota", description = "jobs per UTC day")
+        Long dailyQuota;
+
+        @Option(names = "--max-concurrent-jobs", description = "jobs QUEUED + RUNNING at once")
+        Integer maxConcurrentJobs;
+
         @Option(names = "--max-upload-bytes", description = "largest upload, bytes")
         Long maxUploadBytes;
 
-        @Option(names = "--max-pixels", description = "largest image, pixels")
+        @Option(names = "--max-pixels", description = "largest image, width x height pixels")
         Long maxPixels;
+
+        @Option(names = "--allowed-formats", split = ",", description = "comma-separated subset of jpeg,png,webp")
+        List<String> allowedFormats;
+
+        @Option(names = "--webhook-url", description = "where job completion notifications go")
+        String webhookUrl;
+
+        @Option(names = "--pool", description = "default worker pool: cpu or gpu")
+        String pool;
+
+        Map<String, Object> asPatch() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            if (weight != null) m.put("weight", weight);
+            if (rate != null) m.put("rate", rate);
+            if (burst != null) m.put("burst", burst);
+            if (dailyQuota != null) m.put("dailyQuota", dailyQuota);
+            if (maxConcurrentJobs != null) m.put("maxConcurrentJobs", maxConcurrentJobs);
+            if (maxUploadBytes != null) m.put("maxUploadBytes", maxUploadBytes);
+            if (maxPixels != null) m.put("maxPixels", maxPixels);
+            if (allowedFormats != null) m.put("allowedFormats", allowedFormats);
+            if (webhookUrl != null) m.put("webhookUrl", webhookUrl);
+            if (pool != null) m.put("pool", pool);
+            return m;
+        }
+    }
+
+    static void printJson(PrintWriter out, JsonNode node) throws Exception {
+        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(node));
+    }
+
+    static final String ROW = "%-24s %-10s %7s %8s %8s %11s %9s %12s %11s %-14s %-5s%n";
+
+    static void printHeader(PrintWriter out) {
+        out.printf(ROW, "ID", "STATE", "WEIGHT", "RATE/S", "BURST", "DAILY", "MAX-CONC", "MAX-UPLOAD", "MAX-PIXELS", "FORMATS", "POOL");
+    }
+
+    static void printRow(PrintWriter out, JsonNode t) {
+        List<String> formats = new java.util.ArrayList<>();
+        t.path("allowedFormats").forEach(f -> formats.add(f.asText()));
+        java.util.Collections.sort(formats);
+        out.printf(ROW, t.path("id").asText(), t.path("state").asText(), t.path("weight").asText(), t.path("rate").asText(),
+                t.path("burst").asText(), t.path("dailyQuota").asText(), t.path("maxConcurrentJobs").asText(),
+                t.path("maxUploadBytes").asText(), t.path("maxPixels").asText(), String.join(",", formats), t.path("pool").asText());
+    }
+
+    /** Prints one tenant as a table or JSON. */
+    abstract static class TenantCommand implements Callable<Integer> {
+        @Spec CommandSpec spec;
+        @Mixin AdminOptions admin;
+
+        abstract JsonNode run(ApiClient api) throws Exception;
 
         @Override
         public Integer call() throws Exception {
-            String token = ClientOptions.env(adminToken, "FAIRPIX_ADMIN_TOKEN");
-            if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
+            JsonNode tenant = run(admin.api());
+            PrintWriter out = spec.commandLine().getOut();
+            if (admin.json()) {
+                printJson(out, tenant);
+            } else {
+                printHeader(out);
+                printRow(out, tenant);
+                if (tenant.hasNonNull("webhookUrl")) out.println("webhook  " + tenant.get("webhookUrl").asText());
+                out.println("version  " + tenant.path("version").asText());
+            }
+            out.flush();
+            return Fairpix.OK;
+        }
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+            description = "Create a tenant and print its API key (shown once: store it now). With --output json: {tenant, apiKey}.")
+    static final class Create implements Callable<Integer> {
+        @Spec CommandSpec spec;
+        @Mixin AdminOptions admin;
+        @ArgGroup(exclusive = false, heading = "Limits (defaults apply to those not given):%n") Limits limits = new Limits();
+
+        @Parameters(paramLabel = "ID", description = "tenant id: [a-z0-9][a-z0-9-]{1,62}")
+        String id;
+
+        @Override
+        public Integer call() throws Exception {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("id", id);
-            if (weight != null) body.put("weight", weight);
-            if (rate != null) body.put("rate", rate);
-            if (burst != null) body.put("burst", burst);
-            if (maxUploadBytes != null) body.put("maxUploadBytes", maxUploadBytes);
-            if (maxPixels != null) body.put("maxPixels", maxPixels);
-            JsonNode created = new ApiClient(client.baseUrl(), token).postJson("/admin/v1/tenants", body);
+            body.putAll(limits.asPatch());
+            JsonNode created = admin.api().postJson("/admin/v1/tenants", body);
             PrintWriter out = spec.commandLine().getOut();
-            if (client.output == ClientOptions.Output.json) {
-                out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(created));
+            if (admin.json()) {
+                printJson(out, created);
             } else {
-                JsonNode t = created.get("tenant");
-                out.printf("tenant   %s (%s), weight %s, rate %s/s, burst %s%napiKey   %s%n", t.get("id").asText(), t.get("state").asText(),
-                        t.get("weight").asText(), t.get("rate").asText(), t.get("burst").asText(), created.get("apiKey").asText());
+                printHeader(out);
+                printRow(out, created.get("tenant"));
+                out.println("apiKey   " + created.get("apiKey").asText());
                 out.println("(the key is shown once; store it now)");
             }
             out.flush();
             return Fairpix.OK;
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List tenants in id order, a page at a time.")
+    static final class ListTenants implements Callable<Integer> {
+        @Spec CommandSpec spec;
+        @Mixin AdminOptions admin;
+
+        @Option(names = "--limit", defaultValue = "100", description = "tenants per page, 1-1000 (default ${DEFAULT-VALUE})")
+        int limit;
+
+        @Option(names = "--cursor", description = "start after this tenant id (a previous page's nextCursor)")
+        String cursor;
+
+        @Option(names = "--all", description = "follow the cursor to the end")
+        boolean all;
+
+        @Override
+        public Integer call() throws Exception {
+            ApiClient api = admin.api();
+            PrintWriter out = spec.commandLine().getOut();
+            var collected = Json.mapper().createArrayNode();
+            String next = cursor;
+            String last;
+            do {
+                JsonNode page = api.get("/admin/v1/tenants?limit=" + limit + (next == null ? "" : "&cursor=" + URLEncoder.encode(next, StandardCharsets.UTF_8)));
+                page.path("tenants").forEach(collected::add);
+                last = page.path("nextCursor").isNull() ? null : page.path("nextCursor").asText(null);
+                next = last;
+            } while (all && next != null);
+            if (admin.json()) {
+                var body = Json.mapper().createObjectNode();
+                body.set("tenants", collected);
+                body.put("nextCursor", all ? null : last);
+                printJson(out, body);
+            } else {
+                printHeader(out);
+                collected.forEach(t -> printRow(out, t));
+                if (!all && last != null) out.println("more: --cursor " + last);
+            }
+            out.flush();
+            return Fairpix.OK;
+        }
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true, description = "Show one tenant.")
+    static final class Get extends TenantCommand {
+        @Parameters(paramLabel = "ID", description = "tenant id") String id;
+
+        @Override
+        JsonNode run(ApiClient api) throws Exception {
+            return api.get("/admin/v1/tenants/" + id);
+        }
+    }
+
+    @Command(name = "set", mixinStandardHelpOptions = true,
+            description = "Change a tenant's limits; every ingest node and worker applies the change within a second.")
+    static final class Set extends TenantCommand {
+        @Parameters(paramLabel = "ID", description = "tenant id") String id;
+        @ArgGroup(exclusive = false, multiplicity = "1", heading = "Limits to change (at least one):%n") Limits limits;
+
+        @Override
+        JsonNode run(ApiClient api) throws Exception {
+            return api.patchJson("/admin/v1/tenants/" + id, limits.asPatch());
+        }
+    }
+
+    @Command(name = "suspend", mixinStandardHelpOptions = true,
+            description = "Suspend a tenant: its requests get 403; its queued jobs are held (not run, not dropped) until activated.")
+    static final class Suspend extends TenantCommand {
+        @Parameters(paramLabel = "ID", description = "tenant id") String id;
+
+        @Override
+        JsonNode run(ApiClient api) throws Exception {
+            return api.postJson("/admin/v1/tenants/" + id + "/suspend", Map.of());
+        }
+    }
+
+    @Command(name = "activate", mixinStandardHelpOptions = true, description = "Activate a suspended tenant; its held jobs run.")
+    static final class Activate extends TenantCommand {
+        @Parameters(paramLabel = "ID", description = "tenant id") String id;
+
+        @Override
+        JsonNode run(ApiClient api) throws Exception {
+            return api.postJson("/admin/v1/tenants/" + id + "/activate", Map.of());
+        }
+    }
+
+    @Command(name = "delete", mixinStandardHelpOptions = true,
+            description = "Delete a tenant: its keys are revoked (401 everywhere); its record stays as DELETED.")
+    static final class Delete extends TenantCommand {
+        @Parameters(paramLabel = "ID", description = "tenant id") String id;
+
+        @Override
+        JsonNode run(ApiClient api) throws Exception {
+            return api.delete("/admin/v1/tenants/" + id);
+        }
+    }
+
+    @Command(name = "keys", mixinStandardHelpOptions = true, description = "A tenant's API keys: several may be active at once, for rotation.",
+            subcommands = {Keys.CreateKey.class, Keys.ListKeys.class, Keys.Revoke.class})
+    static final class Keys {
+
+        @Command(name = "create", mixinStandardHelpOptions = true, description = "Create another key (shown once).")
+        static final class CreateKey implements Callable<Integer> {
+            @Spec CommandSpec spec;
+            @Mixin AdminOptions admin;
+            @Parameters(paramLabel = "TENANT", description = "tenant id") String tenant;
+
+            @Override
+            public Integer call() throws Exception {
+                JsonNode created = admin.api().postJson("/admin/v1/tenants/" + tenant + "/keys", Map.of());
+                PrintWriter out = spec.commandLine().getOut();
+                if (admin.json()) printJson(out, created);
+                else out.printf("keyId    %s%napiKey   %s%n(the key is shown once; store it now)%n", created.get("keyId").asText(), created.get("apiKey").asText());
+                out.flush();
+                return Fairpix.OK;
+            }
+        }
+
+        @Command(name = "list", mixinStandardHelpOptions = true, description = "List key ids and creation times (never the keys).")
+        static final class ListKeys implements Callable<Integer> {
+            @Spec CommandSpec spec;
+            @Mixin AdminOptions admin;
+            @Parameters(paramLabel = "TENANT", description = "tenant id") String tenant;
+
+            @Override
+            public Integer call() throws Exception {
+                JsonNode keys = admin.api().get("/admin/v1/tenants/" + tenant + "/keys");
+                PrintWriter out = spec.commandLine().getOut();
+                if (admin.json()) {
+                    printJson(out, keys);
+                } else {
+                    out.printf("%-22s %s%n", "KEY-ID", "CREATED");
+                    keys.path("keys").forEach(k -> out.printf("%-22s %s%n", k.path("keyId").asText(), k.path("createdAt").asText()));
+                }
+                out.flush();
+                return Fairpix.OK;
+            }
+        }
+
+        @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke a key by its id; it stops working everywhere within a second.")
+        static final class Revoke implements Callable<Integer> {
+            @Spec CommandSpec spec;
+            @Mixin AdminOptions admin;
+            @Parameters(index = "0", paramLabel = "TENANT", description = "tenant id") String tenant;
+            @Parameters(index = "1", paramLabel = "KEY-ID", description = "the key's id, as listed by 'keys list' (key_...)") String keyId;
+
+            @Override
+            public Integer call() throws Exception {
+                admin.api().delete("/admin/v1/tenants/" + tenant + "/keys/" + keyId);
+                PrintWriter out = spec.commandLine().getOut();
+                if (admin.json()) out.println("{\"revoked\": \"" + keyId + "\"}");
+                else out.println("revoked " + keyId);
+                out.flush();
+                return Fairpix.OK;
+            }
         }
     }
 }

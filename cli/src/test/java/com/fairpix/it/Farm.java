@@ -134,6 +134,19 @@ final class Farm {
             return job;
         }
 
+        /** An admin call with the admin token; {@code bearerOrBody}: a JSON body for admin paths, a tenant key for /v1 paths. */
+        HttpResponse<String> send(String method, String path, String bearerOrBody) throws IOException, InterruptedException {
+            boolean tenantPath = path.startsWith("/v1/");
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                    .header("Authorization", "Bearer " + (tenantPath ? bearerOrBody : ADMIN_TOKEN));
+            if (!tenantPath && bearerOrBody != null) {
+                b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(bearerOrBody));
+            } else {
+                b.method(method, HttpRequest.BodyPublishers.noBody());
+            }
+            return send(b.build());
+        }
+
         private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
             return http.send(request, HttpResponse.BodyHandlers.ofString());
         }

@@ -8,6 +8,7 @@ import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
+import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
@@ -37,8 +38,10 @@ public final class IngestApi implements AutoCloseable {
     private final ObjectStore objects;
     private final KafkaProducer<String, byte[]> producer;
     private final Javalin app;
+    private final TenantDirectory directory;
 
-    private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app) {
+    private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory) {
+        this.directory = directory;
         this.redis = redis;
         this.objects = objects;
         this.producer = producer;
@@ -64,9 +67,11 @@ public final class IngestApi implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         TenantStore tenants = new TenantStore(redis);
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
-        Authenticator auth = new Authenticator(tenants, config.get(Setting.ADMIN_TOKEN));
-        Admission admission = Admissions.redis(redis, admissionConfig, registry, clock);
-        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry, clock, admission, admissionConfig);
+        TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
+        Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
+        com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
+        Admission admission = Admissions.redis(redis, admissionConfig, registry, tenantTags, clock);
+        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> "PONG".equals(redis.ping()));
@@ -81,7 +86,7 @@ public final class IngestApi implements AutoCloseable {
         Routes.register(app, new JobController(auth, submitter, jobs, objects, clock, admission), new AdminController(auth, tenants, jobs));
         app.start(config.get(Setting.BIND_HOST), config.integer(Setting.INGEST_PORT));
         log.info("ingest-api listening on {}:{}", config.get(Setting.BIND_HOST), app.port());
-        return new IngestApi(redis, objects, producer, app);
+        return new IngestApi(redis, objects, producer, app, directory);
     }
 
     /** The port actually bound (useful with port 0). */
@@ -89,8 +94,14 @@ public final class IngestApi implements AutoCloseable {
         return app.port();
     }
 
+    /** This node's tenant cache (tests and heap measurements). */
+    public TenantDirectory tenants() {
+        return directory;
+    }
+
     @Override
     public void close() {
+        directory.close();
         app.stop();
         producer.close();
         objects.close();

@@ -7,6 +7,7 @@ import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobState;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.metrics.MetricNames;
+import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.store.ResultWriter;
@@ -35,26 +36,30 @@ public final class JobRunner {
     private final ImagePipeline pipeline;
     private final EventPublisher events;
     private final MeterRegistry metrics;
+    private final TenantTags tenantTags;
     private final Clock clock;
     private final int maxAttempts;
     private final Duration baseBackoff;
     private final BiConsumer<String, String> releaseLease;
 
-    public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
-                     MeterRegistry metrics, Clock clock, int maxAttempts, Duration baseBackoff) {
-        this(jobs, results, pipeline, events, metrics, clock, maxAttempts, baseBackoff, (tenant, jobId) -> {});
-    }
-
     /**
      * @param maxAttempts attempts for transient failures before the job is FAILED and dead-lettered
      * @param baseBackoff first retry delay; doubled per attempt
-     * @param releaseLease (tenant, job id) → frees the job's admission concurrency lease; called
-     *                     whenever the job is found or made terminal (idempotent)
      */
     public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
-                     MeterRegistry metrics, Clock clock, int maxAttempts, Duration baseBackoff,
+                     MeterRegistry metrics, TenantTags tenantTags, Clock clock, int maxAttempts, Duration baseBackoff) {
+        this(jobs, results, pipeline, events, metrics, tenantTags, clock, maxAttempts, baseBackoff, (tenant, jobId) -> {});
+    }
+
+    /**
+     * @param releaseLease (tenant, job id) → frees the job's admission concurrency lease; called
+     *                     whenever an attempt ends with the job terminal or gone (idempotent)
+     */
+    public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
+                     MeterRegistry metrics, TenantTags tenantTags, Clock clock, int maxAttempts, Duration baseBackoff,
                      BiConsumer<String, String> releaseLease) {
         this.releaseLease = releaseLease;
+        this.tenantTags = tenantTags;
         this.jobs = jobs;
         this.results = results;
         this.pipeline = pipeline;
@@ -65,70 +70,92 @@ public final class JobRunner {
         this.baseBackoff = baseBackoff;
     }
 
+    /** What the consumer does with a job after one attempt. */
+    public sealed interface Outcome {
+        /** Terminal (or nothing to do): commit the offset. */
+        record Finished() implements Outcome {}
+
+        /** Failed transiently: try again after {@code delay}, freeing the thread meanwhile. */
+        record RetryAfter(Duration delay) implements Outcome {}
+
+        /** The job's record cannot be read or written now: leave it for redelivery. */
+        record Redeliver() implements Outcome {}
+    }
+
     /**
-     * Processes the message; returns when the job is terminal or must be redelivered.
+     * One attempt at the job.
      *
-     * @return true when the offset may be committed; false when the job must be redelivered (its
-     *         record could not be read or written, e.g. Redis down)
+     * @param attempt 1 for the first delivery to this worker; transient failures retry up to
+     *                {@code maxAttempts} with exponential backoff
      */
-    public boolean run(JobMessage message) throws InterruptedException {
-        boolean finished = runAttempts(message);
-        if (finished) {
-            // Terminal (or skipped as already terminal / gone): give the concurrency slot back now
-            // rather than at the lease's TTL.
+    public Outcome run(JobMessage message, int attempt) throws InterruptedException {
+        Outcome outcome = runOnce(message, attempt);
+        if (outcome instanceof Outcome.Finished) {
+            // Terminal (or already terminal / gone): give the concurrency slot back now rather than
+            // at the lease's TTL.
             try {
                 releaseLease.accept(message.tenant(), message.jobId());
             } catch (RuntimeException e) {
                 log.info("lease of job {} not released ({}); it expires with its TTL", message.jobId(), e.toString());
             }
         }
-        return finished;
+        return outcome;
     }
 
-    private boolean runAttempts(JobMessage message) throws InterruptedException {
-        for (int attempt = 1; ; attempt++) {
+    private Outcome runOnce(JobMessage message, int attempt) throws InterruptedException {
+        try {
+            attempt(message, attempt);
+            return new Outcome.Finished();
+        } catch (JobFailure.Permanent e) {
             try {
-                return attempt(message, attempt);
-            } catch (JobFailure.Permanent e) {
                 fail(message, e.reason(), e.getMessage());
-                return true;
-            } catch (InterruptedException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                String reason = e instanceof JobFailure f ? f.reason() : "transient";
-                if (attempt >= maxAttempts) {
-                    log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, e.toString());
-                    try {
-                        fail(message, "attempts-exhausted", reason + ": " + e.getMessage());
-                        return true;
-                    } catch (RuntimeException again) {
-                        log.warn("job {} cannot be marked FAILED ({}); leaving it for redelivery", message.jobId(), again.toString());
-                        return false;
-                    }
-                }
-                long delay = baseBackoff.toMillis() << (attempt - 1);
-                log.info("job {} attempt {} failed transiently ({}); retrying in {} ms", message.jobId(), attempt, e.toString(), delay);
-                Thread.sleep(delay);
+                return new Outcome.Finished();
+            } catch (RuntimeException again) {
+                return new Outcome.RetryAfter(backoff(attempt));
             }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            String reason = e instanceof JobFailure f ? f.reason() : "transient";
+            if (attempt >= maxAttempts) {
+                log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, e.toString());
+                try {
+                    fail(message, "attempts-exhausted", reason + ": " + e.getMessage());
+                    return new Outcome.Finished();
+                } catch (RuntimeException again) {
+                    log.warn("job {} cannot be marked FAILED ({}); leaving it for redelivery", message.jobId(), again.toString());
+                    return new Outcome.Redeliver();
+                }
+            }
+            Duration delay = backoff(attempt);
+            log.info("job {} attempt {} failed transiently ({}); retrying in {} ms", message.jobId(), attempt, e.toString(), delay.toMillis());
+            return new Outcome.RetryAfter(delay);
         }
     }
 
-    private boolean attempt(JobMessage message, int attempt) throws InterruptedException {
+    private Duration backoff(int attempt) {
+        return baseBackoff.multipliedBy(1L << Math.min(10, attempt - 1));
+    }
+
+    private void attempt(JobMessage message, int attempt) throws InterruptedException {
         Optional<JobRecord> stored = jobs.get(message.tenant(), message.jobId());
         if (stored.isEmpty()) {
             log.warn("job {} of {} has no record (expired?); skipping", message.jobId(), message.tenant());
-            return true;
+            return;
         }
         JobRecord job = stored.get();
         if (job.state().terminal()) {
+            // Redelivered after it ended: do no work again, but make sure its event went out
+            // (a crash between the DONE write and the publish would otherwise lose it).
+            if (job.state() != JobState.CANCELLED && !jobs.eventSent(job)) publish(job);
             log.debug("job {} is already {}; skipping", job.id(), job.state());
-            return true;
+            return;
         }
         Instant started = clock.instant();
         JobStore.Transition running = jobs.transition(job.running(started, job.attempts() + 1), EnumSet.of(JobState.QUEUED, JobState.RUNNING));
-        if (!running.applied()) return true; // cancelled or finished meanwhile
+        if (!running.applied()) return; // cancelled or finished meanwhile
         if (job.state() == JobState.QUEUED) {
-            Timer.builder(MetricNames.JOB_QUEUE_WAIT).publishPercentiles(0.5, 0.99).register(metrics)
+            Timer.builder(MetricNames.JOB_QUEUE_WAIT).tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99).register(metrics)
                     .record(Duration.between(message.submittedAt(), started));
         }
         Timer.Sample sample = Timer.start(metrics);
@@ -144,10 +171,15 @@ public final class JobRunner {
         JobStore.Transition t = jobs.transition(done, EnumSet.of(JobState.RUNNING));
         sample.stop(Timer.builder(MetricNames.JOB_PROCESSING).tag("result", "done").register(metrics));
         if (t.applied()) {
-            events.publish(JobEvent.of(done, done.finishedAt()));
-            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE").increment();
+            publish(done);
+            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenantTags.tag(job.tenant())).increment();
         }
-        return true;
+    }
+
+    /** Publishes the job's terminal event (same event id on every try), then notes it was sent. */
+    private void publish(JobRecord job) {
+        events.publish(JobEvent.of(job, job.finishedAt()));
+        jobs.markEventSent(job);
     }
 
     private void fail(JobMessage message, String reason, String detail) {
@@ -158,8 +190,8 @@ public final class JobRunner {
         if (t.applied()) {
             log.info("job {} of {} FAILED: {} ({})", message.jobId(), message.tenant(), reason, detail);
             events.deadLetter(message, reason, detail);
-            events.publish(JobEvent.of(failed, failed.finishedAt()));
-            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "FAILED").increment();
+            publish(failed);
+            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "FAILED", "tenant", tenantTags.tag(message.tenant())).increment();
         }
     }
 }

@@ -12,7 +12,13 @@ import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.tenant.TenantDirectory;
+import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.worker.consume.HeldJobs;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
@@ -26,7 +32,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
@@ -47,8 +52,13 @@ public final class Worker implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final JobConsumer consumer;
     private final Javalin http;
+    private final TenantDirectory directory;
+    private final ScheduledExecutorService housekeeping;
 
-    private Worker(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http) {
+    private Worker(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http,
+                   TenantDirectory directory, ScheduledExecutorService housekeeping) {
+        this.directory = directory;
+        this.housekeeping = housekeeping;
         this.redis = redis;
         this.objects = objects;
         this.producer = producer;
@@ -79,16 +89,38 @@ public final class Worker implements AutoCloseable {
         EventPublisher events = new EventPublisher(producer);
         ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS));
         ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
-        JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry, clock,
+        JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
+                new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
                 config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
                 // The job's concurrency lease (admission control) is a member of this sorted set.
                 (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
 
-        FairScheduler<JobConsumer.Delivery> scheduler = new FairScheduler<>(config.integer(Setting.SCHEDULER_QUANTUM), weightsFrom(tenants));
+        TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
+        FairScheduler<JobConsumer.Delivery> scheduler = new FairScheduler<>(config.integer(Setting.SCHEDULER_QUANTUM),
+                tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0));
+        HeldJobs heldJobs = new HeldJobs(redis, producer, clientId);
+        java.util.function.Predicate<String> held = tenant -> lookup(directory, tenant).map(t -> t.state() == TenantState.SUSPENDED).orElse(false);
+        ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-held").unstarted(r));
+        directory.onChange(t -> {
+            if (t.state() == TenantState.ACTIVE) housekeeping.execute(() -> heldJobs.release(t.id()));
+        });
+        // Heals a missed activation: re-queue parked jobs of any tenant that is active again.
+        housekeeping.scheduleWithFixedDelay(() -> {
+            try {
+                for (String t : heldJobs.tenants()) {
+                    if (lookup(directory, t).map(x -> x.state() == TenantState.ACTIVE).orElse(false)) heldJobs.release(t);
+                }
+            } catch (RuntimeException e) {
+                log.debug("held-jobs sweep failed: {}", e.toString());
+            }
+        }, 5, 5, TimeUnit.SECONDS);
         int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
         JobConsumer consumer = new JobConsumer(
                 KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100),
-                Topics.jobs(pool), scheduler, runner, events, threads, config.integer(Setting.WORKER_BUFFERED_JOBS));
+                // Compile fix for main's WIP commit 55ec23e (its JobConsumer takes a listener and a
+                // per-partition buffer); the worker's own change supersedes this.
+                Topics.jobs(pool), scheduler, runner, events, held, heldJobs, (tenant, cost, seconds) -> {},
+                threads, config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_BUFFERED_JOBS));
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).register(registry);
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         consumer.start();
@@ -103,28 +135,16 @@ public final class Worker implements AutoCloseable {
             http.start(config.get(Setting.BIND_HOST), httpPort);
         }
         log.info("worker for pool {} started with {} processing threads{}", pool, threads, http == null ? "" : ", HTTP on port " + http.port());
-        return new Worker(redis, objects, producer, consumer, http);
+        return new Worker(redis, objects, producer, consumer, http, directory, housekeeping);
     }
 
-    /** Tenant weights for the scheduler, cached for 5 s so the dispatch path rarely reads Redis. */
-    private static java.util.function.ToDoubleFunction<String> weightsFrom(TenantStore tenants) {
-        record Cached(double weight, long at) {}
-        Map<String, Cached> cache = new ConcurrentHashMap<>();
-        return tenant -> {
-            long now = System.nanoTime();
-            Cached c = cache.get(tenant);
-            if (c == null || now - c.at() > 5_000_000_000L) {
-                double w;
-                try {
-                    w = tenants.get(tenant).map(Tenant::weight).orElse(1.0);
-                } catch (RuntimeException e) {
-                    w = c == null ? 1.0 : c.weight(); // Redis away: keep the last known weight
-                }
-                c = new Cached(w, now);
-                cache.put(tenant, c);
-            }
-            return c.weight();
-        };
+    /** The cached tenant; empty when unknown or when it cannot be loaded now (Redis away). */
+    private static java.util.Optional<Tenant> lookup(TenantDirectory directory, String tenant) {
+        try {
+            return directory.byId(tenant);
+        } catch (RuntimeException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     public int httpPort() {
@@ -134,6 +154,8 @@ public final class Worker implements AutoCloseable {
     /** Graceful stop: finish running jobs within {@code deadline}, commit, leave the group. */
     public void stop(Duration deadline) {
         consumer.stop(deadline);
+        housekeeping.shutdownNow();
+        directory.close();
         if (http != null) http.stop();
         producer.close(Duration.ofSeconds(5));
         objects.close();

@@ -79,7 +79,7 @@ public final class FairpixConfig {
     private void validate() {
         for (Setting s : List.of(Setting.JOB_PARTITIONS, Setting.INGEST_PORT, Setting.WORKER_PORT,
                 Setting.WORKER_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
-                Setting.SCHEDULER_QUANTUM)) {
+                Setting.SCHEDULER_QUANTUM, Setting.METRICS_TENANT_LABELS)) {
             int v = integer(s);
             if (v < 0) throw new IllegalArgumentException(s.env() + " must be >= 0, got " + v);
         }

@@ -36,6 +36,7 @@ public enum Setting {
     ADMISSION_NODES("admission.nodes", "1", "ingest nodes sharing the farm; the local fail-open budget of a tenant is its rate and burst divided by this"),
     ADMISSION_SHADOW("admission.shadow", "", "policies decided and counted but never enforced, comma-separated: rate, daily-quota, concurrency"),
     ADMISSION_DAY_OFFSET_SECONDS("admission.day-offset-seconds", "0", "start of the daily-quota day after 00:00 UTC, seconds (0 = UTC midnight)"),
+    METRICS_TENANT_LABELS("metrics.tenant-labels", "50", "tenants with their own 'tenant' label in /metrics (the most active ones); the rest are 'other'"),
     URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
 
     private final String key;

@@ -98,8 +98,9 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         boolean be = d[tiff] == 'M' && d[tiff + 1] == 'M';
         if (!le && !be) return 1;
         long ifd = u32(d, tiff + 4, le);
+        // Compare in long: an offset near 2^32 would wrap a narrowed int to a negative index.
+        if (ifd < 8 || tiff + ifd + 2 > end) return 1;
         int p = (int) (tiff + ifd);
-        if (ifd < 8 || p + 2 > end) return 1;
         int count = u16(d, p, le);
         for (int k = 0; k < count; k++) {
             int entry = p + 2 + 12 * k;

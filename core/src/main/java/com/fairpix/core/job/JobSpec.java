@@ -2,6 +2,7 @@ package com.fairpix.core.job;
 
 import com.fairpix.core.error.ApiProblem;
 import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -44,7 +45,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
         }
         JsonNode root;
         try {
-            root = Json.mapper().readTree(json);
+            // Trailing tokens would otherwise be ignored: "{...} junk" or "{...}{...}" is not one JSON value.
+            root = Json.mapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(json);
         } catch (com.fasterxml.jackson.core.JacksonException e) {
             throw invalid(List.of("spec is not valid JSON: " + e.getOriginalMessage()));
         }
@@ -104,7 +106,9 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
                         }
                     }
                     if (fit != Operation.Fit.CONTAIN && (w == null || h == null)) errors.add(at + ": fit " + fit.name().toLowerCase(Locale.ROOT) + " needs both width and height");
-                    boolean noEnlarge = op.has("withoutEnlargement") && op.get("withoutEnlargement").asBoolean();
+                    JsonNode noEnlargeNode = op.get("withoutEnlargement");
+                    if (noEnlargeNode != null && !noEnlargeNode.isNull() && !noEnlargeNode.isBoolean()) errors.add(at + ": withoutEnlargement must be true or false");
+                    boolean noEnlarge = noEnlargeNode != null && noEnlargeNode.asBoolean();
                     unknownMembers(op, at, Set.of("op", "width", "height", "fit", "withoutEnlargement"), errors);
                     ops.add(new Operation.Resize(w, h, fit, noEnlarge));
                 }

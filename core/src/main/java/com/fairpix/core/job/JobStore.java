@@ -75,6 +75,16 @@ public final class JobStore {
         return new Transition(applied, found.isEmpty() ? null : JobState.valueOf(found));
     }
 
+    /** Notes that the job's terminal event was published (kept beside the record, same lifetime). */
+    public void markEventSent(JobRecord job) {
+        redis.hset(RedisKeys.job(job.tenant(), job.id()), "eventSent", job.state().name());
+    }
+
+    /** True when the event of the job's current terminal state was published. */
+    public boolean eventSent(JobRecord job) {
+        return job.state().name().equals(redis.hget(RedisKeys.job(job.tenant(), job.id()), "eventSent"));
+    }
+
     /** @param found the state before the call; null when the record does not exist */
     public record Transition(boolean applied, JobState found) {}
 

@@ -9,14 +9,35 @@ public final class RedisKeys {
 
     public static String tenant(String tenant) { return "fp:{" + tenant + "}:tenant"; }
 
-    /** Set of all tenant ids (farm-wide; touched only by admin operations). */
+    /** Sorted set (all scores 0, ordered by id) of every tenant id; farm-wide, touched only by admin operations. */
     public static String tenants() { return "fp:tenants"; }
 
     /** SHA-256 of an API key → tenant id. */
     public static String apiKey(String keyHash) { return "fp:apikey:" + keyHash; }
 
-    /** Set of the key hashes of one tenant (for listing and revoking). */
+    /** Hash of a tenant's API keys: key id → JSON {hash, createdAt}. */
     public static String tenantKeys(String tenant) { return "fp:{" + tenant + "}:keys"; }
+
+    /** Pub/sub channel announcing tenant and key changes to every node. */
+    public static String tenantEvents() { return "fp:tenants:events"; }
+
+    /** Counter incremented by every tenant or key change (the periodic check compares it). */
+    public static String tenantVersion() { return "fp:tenants:version"; }
+
+    /** Sorted set of recent changes: member {@code t:<tenant>} or {@code k:<keyHash>}, score = the change's version. */
+    public static String tenantChanges() { return "fp:tenants:changes"; }
+
+    /** The newest version dropped from the change log: a node behind it reloads everything. */
+    public static String tenantChangesFloor() { return "fp:tenants:changes:floor"; }
+
+    /** List of a suspended tenant's parked job messages, re-queued on activation. */
+    public static String heldJobs(String tenant) { return "fp:{" + tenant + "}:held"; }
+
+    /** Set of tenants with parked jobs. */
+    public static String heldTenants() { return "fp:held"; }
+
+    /** Lock held by the one worker re-queuing a tenant's parked jobs. */
+    public static String heldLock(String tenant) { return "fp:{" + tenant + "}:held:lock"; }
 
     public static String job(String tenant, String jobId) { return "fp:{" + tenant + "}:job:" + jobId; }
 

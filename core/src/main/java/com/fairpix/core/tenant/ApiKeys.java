@@ -44,6 +44,11 @@ public final class ApiKeys {
         }
     }
 
+    /** A key's public id, derived from its hash: safe to list, log and use to revoke the key. */
+    public static String keyId(String hash) {
+        return "key_" + hash.substring(0, 16);
+    }
+
     private static String checksum(String body) {
         CRC32 crc = new CRC32();
         crc.update(body.getBytes(StandardCharsets.US_ASCII));

@@ -38,10 +38,19 @@ public record Tenant(
     public static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{1,62}");
     public static final Set<String> FORMATS = Set.of("jpeg", "png", "webp");
 
+    public Tenant {
+        // Share the common format sets: with 10,000 tenants cached per node, copies add up.
+        if (allowedFormats != null) {
+            Set<String> copy = Set.copyOf(allowedFormats);
+            allowedFormats = copy.equals(FORMATS) ? FORMATS : copy;
+        }
+        if (pool != null) pool = pool.intern();
+    }
+
     /** A new ACTIVE tenant with the platform defaults. */
     public static Tenant withDefaults(String id) {
         return new Tenant(id, TenantState.ACTIVE, 1.0, 10.0, 20.0, 100_000, 100,
-                25L * 1024 * 1024, 50_000_000L, Set.copyOf(FORMATS), null, null, "cpu", 1);
+                25L * 1024 * 1024, 50_000_000L, FORMATS, null, null, "cpu", 1);
     }
 
     /** Every problem with this tenant's values; empty when valid. */
@@ -63,5 +72,51 @@ public record Tenant(
     public Tenant withState(TenantState newState) {
         return new Tenant(id, newState, weight, rate, burst, dailyQuota, maxConcurrentJobs, maxUploadBytes,
                 maxPixels, allowedFormats, webhookUrl, webhookSecret, pool, version + 1);
+    }
+
+    /** The members an operator may change (PATCH, {@code fairpix tenants set}). */
+    public static final Set<String> SETTABLE = Set.of("weight", "rate", "burst", "dailyQuota", "maxConcurrentJobs",
+            "maxUploadBytes", "maxPixels", "allowedFormats", "webhookUrl", "pool");
+
+    /**
+     * This tenant with {@code patch}'s members applied (JSON merge patch, RFC 7396, over
+     * {@link #SETTABLE} members only) and the version incremented.
+     *
+     * @throws IllegalArgumentException listing every problem (unknown member, bad value)
+     */
+    public Tenant patched(com.fasterxml.jackson.databind.JsonNode patch) {
+        var mapper = com.fairpix.core.json.Json.mapper();
+        com.fasterxml.jackson.databind.node.ObjectNode merged = mapper.valueToTree(this);
+        List<String> errors = new java.util.ArrayList<>();
+        patch.fieldNames().forEachRemaining(f -> {
+            if (!SETTABLE.contains(f)) errors.add("unknown or read-only member '" + f + "'");
+            else merged.set(f, patch.get(f));
+        });
+        merged.put("version", version + 1);
+        Tenant out = null;
+        if (errors.isEmpty()) {
+            try {
+                out = mapper.treeToValue(merged, Tenant.class);
+                errors.addAll(out.problems());
+            } catch (Exception e) {
+                errors.add("bad value: " + e.getMessage().lines().findFirst().orElse(""));
+            }
+        }
+        if (!errors.isEmpty()) throw new InvalidTenantException(errors);
+        return out;
+    }
+
+    /** A tenant value that breaks the rules; {@link #errors()} lists every problem. */
+    public static final class InvalidTenantException extends IllegalArgumentException {
+        private final List<String> errors;
+
+        public InvalidTenantException(List<String> errors) {
+            super(String.join("; ", errors));
+            this.errors = List.copyOf(errors);
+        }
+
+        public List<String> errors() {
+            return errors;
+        }
     }
 }

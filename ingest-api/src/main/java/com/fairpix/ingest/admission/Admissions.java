@@ -4,6 +4,7 @@ import com.fairpix.ingest.admission.internal.FailoverAdmission;
 import com.fairpix.ingest.admission.internal.LocalAdmission;
 import com.fairpix.ingest.admission.internal.MeteredAdmission;
 import com.fairpix.ingest.admission.internal.RedisAdmission;
+import com.fairpix.core.metrics.TenantTags;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import redis.clients.jedis.UnifiedJedis;
@@ -13,8 +14,8 @@ public final class Admissions {
     private Admissions() {}
 
     /** The production limiter: Redis-shared, with the configured outage policy, metered. */
-    public static Admission redis(UnifiedJedis redis, AdmissionConfig config, MeterRegistry registry, Clock clock) {
-        return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config), config, clock), registry);
+    public static Admission redis(UnifiedJedis redis, AdmissionConfig config, MeterRegistry registry, TenantTags tenantTags, Clock clock) {
+        return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config), config, clock), registry, tenantTags);
     }
 
     /** One node, in memory, on {@code clock}. */

@@ -3,7 +3,7 @@ package com.fairpix.ingest.auth;
 import com.fairpix.core.error.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
-import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.core.tenant.TenantDirectory;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -13,11 +13,11 @@ import java.security.MessageDigest;
  * from the key, never from the request. Keys are never logged.
  */
 public final class Authenticator {
-    private final TenantStore tenants;
+    private final TenantDirectory tenants;
     private final String adminToken;
 
     /** @param adminToken the admin bearer token; empty disables the admin API */
-    public Authenticator(TenantStore tenants, String adminToken) {
+    public Authenticator(TenantDirectory tenants, String adminToken) {
         this.tenants = tenants;
         this.adminToken = adminToken == null ? "" : adminToken;
     }
@@ -29,8 +29,12 @@ public final class Authenticator {
     public Tenant tenant(Context ctx) {
         String key = bearer(ctx);
         if (key == null) throw ApiProblem.unauthorized("Send the tenant API key as 'Authorization: Bearer fpk_...'.");
-        String tenantId = tenants.tenantForKey(key).orElseThrow(() -> ApiProblem.unauthorized("The API key is not valid."));
-        Tenant tenant = tenants.get(tenantId).orElseThrow(() -> ApiProblem.unauthorized("The API key is not valid."));
+        Tenant tenant;
+        try {
+            tenant = tenants.byApiKey(key).orElseThrow(() -> ApiProblem.unauthorized("The API key is not valid."));
+        } catch (redis.clients.jedis.exceptions.JedisException e) {
+            throw ApiProblem.unavailable("redis", "Tenant data cannot be loaded right now; try again shortly.", 5);
+        }
         if (tenant.state() == TenantState.DELETED) throw ApiProblem.unauthorized("The API key is not valid.");
         if (tenant.state() == TenantState.SUSPENDED) {
             throw ApiProblem.forbidden("tenant-suspended", "Tenant '" + tenant.id() + "' is suspended; ask the platform operator to activate it.");

@@ -11,6 +11,7 @@ import com.fairpix.core.job.JobStore;
 import com.fairpix.core.json.Json;
 import com.fairpix.core.kafka.Topics;
 import com.fairpix.core.metrics.MetricNames;
+import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.StorageKeys;
@@ -54,12 +55,14 @@ public final class JobSubmitter {
     private final UnifiedJedis redis;
     private final KafkaProducer<String, byte[]> producer;
     private final MeterRegistry metrics;
+    private final TenantTags tenantTags;
     private final Clock clock;
     private final Admission admission;
     private final AdmissionConfig admissionConfig;
 
-    public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer, MeterRegistry metrics, Clock clock,
-                        Admission admission, AdmissionConfig admissionConfig) {
+    public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
+                        MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig) {
+        this.tenantTags = tenantTags;
         this.admission = admission;
         this.admissionConfig = admissionConfig;
         this.objects = objects;
@@ -111,7 +114,7 @@ public final class JobSubmitter {
             putOriginal(key, image, header);
             createRecord(job);
             enqueue(job, cost(header, spec));
-            metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool).increment();
+            metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.length);
             return new Submission(job, false, decision);
         } catch (RuntimeException e) {

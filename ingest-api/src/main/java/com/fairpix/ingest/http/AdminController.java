@@ -6,21 +6,23 @@ import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.json.Json;
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.ingest.auth.Authenticator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The admin API under /admin/v1, guarded by the admin token. */
+/**
+ * The admin API under /admin/v1, guarded by the admin token: tenants (create, list, get, patch,
+ * suspend, activate, delete), their API keys (create, list, revoke) and any tenant's job.
+ */
 public final class AdminController {
-    private static final Set<String> SETTABLE = Set.of("weight", "rate", "burst", "dailyQuota", "maxConcurrentJobs",
-            "maxUploadBytes", "maxPixels", "allowedFormats", "webhookUrl", "pool");
-
     private final Authenticator auth;
     private final TenantStore tenants;
     private final JobStore jobs;
@@ -37,30 +39,40 @@ public final class AdminController {
         JsonNode body = parseBody(ctx);
         String id = body.path("id").asText(null);
         if (id == null || !Tenant.ID.matcher(id).matches()) {
-            throw ApiProblem.badRequest("invalid-tenant", "id must match [a-z0-9][a-z0-9-]{1,62}.").with("errors", List.of("id must match [a-z0-9][a-z0-9-]{1,62}"));
+            throw invalid(List.of("id must match [a-z0-9][a-z0-9-]{1,62}"));
         }
-        ObjectNode merged = Json.mapper().valueToTree(Tenant.withDefaults(id));
-        List<String> errors = new java.util.ArrayList<>();
-        body.fieldNames().forEachRemaining(f -> {
-            if (f.equals("id")) return;
-            if (!SETTABLE.contains(f)) errors.add("unknown or read-only member '" + f + "'");
-            else merged.set(f, body.get(f));
-        });
+        ObjectNode limits = body.deepCopy();
+        limits.remove("id");
         Tenant tenant;
         try {
-            tenant = Json.mapper().treeToValue(merged, Tenant.class);
-        } catch (Exception e) {
-            errors.add("cannot read the tenant: " + e.getMessage());
-            tenant = null;
+            // The defaults at version 0, patched to version 1.
+            Tenant defaults = Tenant.withDefaults(id);
+            tenant = new Tenant(id, TenantState.CREATING, defaults.weight(), defaults.rate(), defaults.burst(), defaults.dailyQuota(),
+                    defaults.maxConcurrentJobs(), defaults.maxUploadBytes(), defaults.maxPixels(), defaults.allowedFormats(),
+                    null, null, defaults.pool(), 0).patched(limits);
+        } catch (Tenant.InvalidTenantException e) {
+            throw invalid(e.errors());
         }
-        if (tenant != null) errors.addAll(tenant.problems());
-        if (!errors.isEmpty()) throw ApiProblem.badRequest("invalid-tenant", "The tenant is invalid: " + String.join("; ", errors)).with("errors", errors);
-        if (!tenants.create(tenant)) throw ApiProblem.conflict("tenant-exists", "Tenant '" + id + "' already exists.");
-        String key = tenants.createKey(id);
+        TenantStore.Created created = tenants.create(tenant)
+                .orElseThrow(() -> ApiProblem.conflict("tenant-exists", "Tenant '" + id + "' already exists."));
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("tenant", tenant);
-        out.put("apiKey", key);
+        out.put("tenant", created.tenant());
+        out.put("apiKey", created.apiKey());
         ctx.header("Location", "/admin/v1/tenants/" + id).status(201).json(out);
+    }
+
+    /** GET /admin/v1/tenants?cursor=&limit=: tenants in id order. */
+    public void listTenants(Context ctx) {
+        auth.admin(ctx);
+        int limit = Pagination.limit(ctx, 100, 1000);
+        String cursor = ctx.queryParam("cursor");
+        if (cursor != null && !Tenant.ID.matcher(cursor).matches()) throw ApiProblem.badRequest("invalid-cursor", "cursor must be a tenant id from a previous page's nextCursor.");
+        TenantStore.Page page = tenants.list(cursor, limit);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tenants", page.tenants());
+        out.put("nextCursor", page.nextCursor());
+        if (page.nextCursor() != null) ctx.header("Link", "</admin/v1/tenants?cursor=" + page.nextCursor() + "&limit=" + limit + ">; rel=\"next\"");
+        ctx.json(out);
     }
 
     /** GET /admin/v1/tenants/{id}. */
@@ -69,11 +81,82 @@ public final class AdminController {
         ctx.json(tenant(ctx.pathParam("id")));
     }
 
+    /** PATCH /admin/v1/tenants/{id}: JSON merge patch of the settable limits. */
+    public void patchTenant(Context ctx) {
+        auth.admin(ctx);
+        JsonNode patch = parseBody(ctx);
+        Tenant current = tenant(ctx.pathParam("id"));
+        if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
+        try {
+            ctx.json(tenants.update(current.id(), t -> t.patched(patch)).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + ".")));
+        } catch (Tenant.InvalidTenantException e) {
+            throw invalid(e.errors());
+        }
+    }
+
+    /** POST /admin/v1/tenants/{id}/suspend: ingest answers 403; queued jobs are held, not dropped. */
+    public void suspend(Context ctx) {
+        transition(ctx, EnumSet.of(TenantState.ACTIVE, TenantState.SUSPENDED), TenantState.SUSPENDED);
+    }
+
+    /** POST /admin/v1/tenants/{id}/activate: admits again; held jobs run. */
+    public void activate(Context ctx) {
+        transition(ctx, EnumSet.of(TenantState.ACTIVE, TenantState.SUSPENDED), TenantState.ACTIVE);
+    }
+
+    /** DELETE /admin/v1/tenants/{id}: keys revoked, ingest answers 401; the record stays as a tombstone. */
+    public void deleteTenant(Context ctx) {
+        auth.admin(ctx);
+        Tenant current = tenant(ctx.pathParam("id"));
+        Tenant deleted = current.state() == TenantState.DELETED ? current
+                : tenants.update(current.id(), t -> t.withState(TenantState.DELETED)).orElseThrow();
+        tenants.revokeAllKeys(current.id());
+        ctx.json(deleted);
+    }
+
+    private void transition(Context ctx, Set<TenantState> from, TenantState to) {
+        auth.admin(ctx);
+        Tenant current = tenant(ctx.pathParam("id"));
+        if (!from.contains(current.state())) {
+            throw ApiProblem.conflict("invalid-transition", "Tenant '" + current.id() + "' is " + current.state() + "; it cannot become " + to + ".");
+        }
+        if (current.state() == to) {
+            ctx.json(current);
+            return;
+        }
+        ctx.json(tenants.update(current.id(), t -> {
+            if (!from.contains(t.state())) throw ApiProblem.conflict("invalid-transition", "Tenant '" + t.id() + "' is " + t.state() + ".");
+            return t.withState(to);
+        }).orElseThrow());
+    }
+
     /** POST /admin/v1/tenants/{id}/keys: a further API key (for rotation), shown once. */
     public void createKey(Context ctx) {
         auth.admin(ctx);
         Tenant tenant = tenant(ctx.pathParam("id"));
-        ctx.status(201).json(Map.of("tenant", tenant.id(), "apiKey", tenants.createKey(tenant.id())));
+        if (tenant.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + tenant.id() + "' is deleted.");
+        String key = tenants.createKey(tenant.id());
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tenant", tenant.id());
+        out.put("keyId", com.fairpix.core.tenant.ApiKeys.keyId(com.fairpix.core.tenant.ApiKeys.hash(key)));
+        out.put("apiKey", key);
+        ctx.status(201).json(out);
+    }
+
+    /** GET /admin/v1/tenants/{id}/keys: key ids and creation times (never the keys). */
+    public void listKeys(Context ctx) {
+        auth.admin(ctx);
+        Tenant tenant = tenant(ctx.pathParam("id"));
+        ctx.json(Map.of("tenant", tenant.id(), "keys", tenants.keys(tenant.id())));
+    }
+
+    /** DELETE /admin/v1/tenants/{id}/keys/{keyId}: the key stops working on every node within a second. */
+    public void revokeKey(Context ctx) {
+        auth.admin(ctx);
+        Tenant tenant = tenant(ctx.pathParam("id"));
+        String keyId = ctx.pathParam("keyId");
+        if (!tenants.revokeKey(tenant.id(), keyId)) throw ApiProblem.notFound("Tenant '" + tenant.id() + "' has no key " + keyId + ".");
+        ctx.status(204);
     }
 
     /** GET /admin/v1/jobs/{id}: any tenant's job, with its tenant. */
@@ -92,6 +175,10 @@ public final class AdminController {
     private Tenant tenant(String id) {
         if (id == null || !Tenant.ID.matcher(id).matches()) throw ApiProblem.notFound("No tenant " + id + ".");
         return tenants.get(id).orElseThrow(() -> ApiProblem.notFound("No tenant " + id + "."));
+    }
+
+    private static ApiProblem invalid(List<String> errors) {
+        return ApiProblem.badRequest("invalid-tenant", "The tenant is invalid: " + String.join("; ", errors)).with("errors", errors);
     }
 
     private static JsonNode parseBody(Context ctx) {

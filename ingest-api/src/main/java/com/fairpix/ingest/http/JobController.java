@@ -79,7 +79,7 @@ public final class JobController {
     /** GET /v1/jobs?cursor=&limit=: newest first. */
     public void list(Context ctx) {
         Tenant tenant = auth.tenant(ctx);
-        int limit = parseLimit(ctx.queryParam("limit"));
+        int limit = Pagination.limit(ctx, 20, 100);
         String cursor = ctx.queryParam("cursor");
         if (cursor != null && !JobIds.isValid(cursor)) throw ApiProblem.badRequest("invalid-cursor", "cursor must be a job id from a previous page's nextCursor.");
         JobStore.Page page = jobs.list(tenant.id(), cursor, limit);
@@ -133,17 +133,6 @@ public final class JobController {
         // An unknown id, a malformed id and another tenant's id all answer the same 404.
         if (!JobIds.isValid(id)) throw ApiProblem.notFound("No job " + id + ".");
         return jobs.get(tenant.id(), id).orElseThrow(() -> ApiProblem.notFound("No job " + id + "."));
-    }
-
-    private static int parseLimit(String raw) {
-        if (raw == null) return 20;
-        try {
-            int v = Integer.parseInt(raw);
-            if (v >= 1 && v <= 100) return v;
-        } catch (NumberFormatException ignored) {
-            // fall through to the problem
-        }
-        throw ApiProblem.badRequest("invalid-limit", "limit must be an integer 1–100.");
     }
 
     private static byte[] readAll(InputStream in) {

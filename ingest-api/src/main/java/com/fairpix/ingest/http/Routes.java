@@ -14,8 +14,15 @@ public final class Routes {
         app.get("/v1/jobs/{id}/results/{variant}", jobs::result);
 
         app.post("/admin/v1/tenants", admin::createTenant);
+        app.get("/admin/v1/tenants", admin::listTenants);
         app.get("/admin/v1/tenants/{id}", admin::getTenant);
+        app.patch("/admin/v1/tenants/{id}", admin::patchTenant);
+        app.delete("/admin/v1/tenants/{id}", admin::deleteTenant);
+        app.post("/admin/v1/tenants/{id}/suspend", admin::suspend);
+        app.post("/admin/v1/tenants/{id}/activate", admin::activate);
         app.post("/admin/v1/tenants/{id}/keys", admin::createKey);
+        app.get("/admin/v1/tenants/{id}/keys", admin::listKeys);
+        app.delete("/admin/v1/tenants/{id}/keys/{keyId}", admin::revokeKey);
         app.get("/admin/v1/jobs/{id}", admin::getJob);
     }
 }

@@ -18,15 +18,16 @@ class MeteredAdmissionTest {
     void decisionsShowUpUnderTheirPrometheusNames() {
         MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        com.fairpix.core.metrics.TenantTags tags = new com.fairpix.core.metrics.TenantTags(registry, 50);
         AdmissionConfig farm = AdmissionConfig.defaults().withFarmCapacity(100, 4);
-        Admission a = new MeteredAdmission(new LocalAdmission(farm, clock), registry);
+        Admission a = new MeteredAdmission(new LocalAdmission(farm, clock), registry, tags);
         Tenant t = AdmissionContract.tenant("metered", 10, 2);
         for (int i = 0; i < 5; i++) a.decide(t, Limits.nano(1), null); // 2 guaranteed, then borrowed up to the ceiling
-        Admission shadow = new MeteredAdmission(new LocalAdmission(AdmissionConfig.defaults().withShadow(Set.of(Policy.RATE)), clock), registry);
+        Admission shadow = new MeteredAdmission(new LocalAdmission(AdmissionConfig.defaults().withShadow(Set.of(Policy.RATE)), clock), registry, tags);
         Tenant s = AdmissionContract.tenant("shadowed", 1, 1);
         shadow.decide(s, Limits.nano(1), null);
         shadow.decide(s, Limits.nano(1), null);
-        Admission strict = new MeteredAdmission(new LocalAdmission(AdmissionConfig.defaults(), clock), registry);
+        Admission strict = new MeteredAdmission(new LocalAdmission(AdmissionConfig.defaults(), clock), registry, tags);
         Tenant r = AdmissionContract.tenant("strict", 1, 1);
         strict.decide(r, Limits.nano(1), null);
         strict.decide(r, Limits.nano(1), null);

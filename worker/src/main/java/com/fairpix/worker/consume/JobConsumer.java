@@ -4,7 +4,7 @@ import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.json.Json;
 import com.fairpix.worker.JobRunner;
 import com.fairpix.worker.notify.EventPublisher;
-import com.fairpix.worker.schedule.FairScheduler;
+import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,10 +13,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -29,57 +34,83 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The worker's consumption loop. One thread owns the KafkaConsumer and only polls, buffers and
- * commits: jobs go into the {@link FairScheduler} and run on separate processing threads, so a long
- * job never stalls polling (nor expels the worker from its group). Offsets are committed per
+ * commits: jobs go into the {@link JobScheduler} and run on separate processing threads, so a long
+ * job never stalls polling (nor expels the worker from its group, Q4). Offsets are committed per
  * partition only up to the first unfinished job, so a crash loses nothing: unfinished jobs are
  * redelivered, and {@link JobRunner} skips the ones already done.
+ *
+ * <p>Backpressure is per partition: a partition with {@code perPartitionBuffer} jobs buffered is
+ * paused while the others keep flowing, so one tenant's flood does not stop the worker from
+ * fetching another tenant's jobs from other partitions. A transient failure is retried after a
+ * backoff from a timer, so the processing thread goes on with other tenants' work meanwhile.
  */
 public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
 
-    /** A buffered job with where it came from. */
-    public record Delivery(TopicPartition partition, long offset, JobMessage message) {}
+    /** A buffered job with where it came from and how often this worker has tried it. */
+    public record Delivery(TopicPartition partition, long offset, JobMessage message, int attempt) {}
 
     private record Completion(TopicPartition partition, long offset, boolean commit) {}
 
+    /** Hears about every finished attempt (metrics, fairness accounting). */
+    public interface Listener {
+        /** @param seconds processing time; @param estimatedCost cost units */
+        void finished(String tenant, double estimatedCost, double seconds);
+    }
+
     private final KafkaConsumer<String, byte[]> consumer;
     private final String topic;
-    private final FairScheduler<Delivery> scheduler;
+    private final JobScheduler<Delivery> scheduler;
     private final JobRunner runner;
     private final EventPublisher events;
+    private final Predicate<String> held;
+    private final HeldJobs heldJobs;
+    private final Listener listener;
+    private final CostModel costs = new CostModel();
     private final int threads;
     private final int maxBuffered;
+    private final int perPartitionBuffer;
     private final OffsetTracker offsets = new OffsetTracker();
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
+    private final Map<TopicPartition, AtomicInteger> bufferedPerPartition = new ConcurrentHashMap<>();
+    private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
     private final AtomicInteger running = new AtomicInteger();
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-retry").unstarted(r));
+    private final List<Thread> processors = new ArrayList<>();
     private volatile boolean stopping;
     private volatile boolean closing;
     private volatile boolean healthy;
-    private final List<Thread> processors = new ArrayList<>();
-    private Thread pollThread;
+    private long lastSweep;
 
     /**
-     * @param threads     processing threads
-     * @param maxBuffered jobs buffered before polling pauses (backpressure)
+     * @param held               true for a tenant whose jobs must not run now (suspended)
+     * @param heldJobs           where such jobs are parked until the tenant is activated
+     * @param threads            processing threads
+     * @param maxBuffered        jobs buffered in all before every partition pauses
+     * @param perPartitionBuffer jobs buffered from one partition before that partition pauses
      */
-    public JobConsumer(Properties consumerProps, String topic, FairScheduler<Delivery> scheduler, JobRunner runner,
-                       EventPublisher events, int threads, int maxBuffered) {
+    public JobConsumer(Properties consumerProps, String topic, JobScheduler<Delivery> scheduler, JobRunner runner,
+                       EventPublisher events, Predicate<String> held, HeldJobs heldJobs, Listener listener,
+                       int threads, int maxBuffered, int perPartitionBuffer) {
         this.consumer = new KafkaConsumer<>(consumerProps);
         this.topic = topic;
         this.scheduler = scheduler;
         this.runner = runner;
         this.events = events;
+        this.held = held;
+        this.heldJobs = heldJobs;
+        this.listener = listener;
         this.threads = threads;
         this.maxBuffered = maxBuffered;
+        this.perPartitionBuffer = perPartitionBuffer;
     }
 
     public void start() {
         for (int i = 0; i < threads; i++) {
-            Thread t = Thread.ofPlatform().name("fairpix-process-" + i).start(this::processLoop);
-            processors.add(t);
+            processors.add(Thread.ofPlatform().name("fairpix-process-" + i).start(this::processLoop));
         }
-        pollThread = Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
+        Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
     }
 
     /** True while the poll loop runs without errors (readiness). */
@@ -97,22 +128,30 @@ public final class JobConsumer implements AutoCloseable {
 
     private void processLoop() {
         while (!stopping) {
-            FairScheduler.Item<Delivery> item;
+            JobScheduler.Item<Delivery> item;
             try {
                 item = scheduler.take(200, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 return;
             }
             if (item == null) continue;
+            Delivery d = item.payload();
+            unbuffered(d);
             if (stopping) {
-                // Shutting down: hand buffered jobs back (uncommitted) instead of starting them.
+                // Shutting down: hand the job back (uncommitted) instead of starting it.
+                scheduler.finished(item.tenant(), 0);
                 continue;
             }
-            Delivery d = item.payload();
+            if (held.test(d.message().tenant()) && park(d)) {
+                scheduler.finished(item.tenant(), 0);
+                completions.add(new Completion(d.partition(), d.offset(), true));
+                continue;
+            }
             running.incrementAndGet();
-            boolean commit = false;
+            long started = System.nanoTime();
+            JobRunner.Outcome outcome = new JobRunner.Outcome.Redeliver();
             try {
-                commit = runner.run(d.message());
+                outcome = runner.run(d.message(), d.attempt());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -120,9 +159,27 @@ public final class JobConsumer implements AutoCloseable {
                 log.error("job {} crashed the runner; it will be redelivered", d.message().jobId(), e);
             } finally {
                 running.decrementAndGet();
-                completions.add(new Completion(d.partition(), d.offset(), commit));
+                double seconds = (System.nanoTime() - started) / 1e9;
+                scheduler.finished(item.tenant(), costs.correction(item.cost(), seconds));
+                listener.finished(item.tenant(), item.cost(), seconds);
+                switch (outcome) {
+                    case JobRunner.Outcome.Finished f -> completions.add(new Completion(d.partition(), d.offset(), true));
+                    case JobRunner.Outcome.Redeliver r -> completions.add(new Completion(d.partition(), d.offset(), false));
+                    case JobRunner.Outcome.RetryAfter r -> retryLater(item, r.delay());
+                }
             }
         }
+    }
+
+    private void retryLater(JobScheduler.Item<Delivery> item, Duration delay) {
+        Delivery d = item.payload();
+        Delivery again = new Delivery(d.partition(), d.offset(), d.message(), d.attempt() + 1);
+        retries.schedule(() -> {
+            // A partition revoked meanwhile belongs to another worker now, which redelivers the job.
+            if (!owned.contains(d.partition()) || stopping) return;
+            buffered(again);
+            scheduler.add(new JobScheduler.Item<>(item.tenant(), item.cost(), again));
+        }, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void pollLoop() {
@@ -131,15 +188,9 @@ public final class JobConsumer implements AutoCloseable {
             Set<TopicPartition> paused = new HashSet<>();
             while (!closing) {
                 applyCompletions();
+                sweepHeld();
                 commitAsync();
-                if (stopping || scheduler.size() >= maxBuffered) {
-                    Set<TopicPartition> assigned = consumer.assignment();
-                    consumer.pause(assigned);
-                    paused.addAll(assigned);
-                } else if (!paused.isEmpty()) {
-                    consumer.resume(paused);
-                    paused.clear();
-                }
+                applyBackpressure(paused);
                 ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(100));
                 healthy = true;
                 for (ConsumerRecord<String, byte[]> r : records) accept(r);
@@ -152,6 +203,31 @@ public final class JobConsumer implements AutoCloseable {
         } finally {
             shutdownConsumer();
             stopped.countDown();
+        }
+    }
+
+    /** Pauses partitions with a full buffer (or all, when stopping or over the total); resumes drained ones. */
+    private void applyBackpressure(Set<TopicPartition> paused) {
+        Set<TopicPartition> assigned = consumer.assignment();
+        paused.retainAll(assigned);
+        boolean all = stopping || scheduler.size() >= maxBuffered;
+        Set<TopicPartition> pause = new HashSet<>();
+        Set<TopicPartition> resume = new HashSet<>();
+        for (TopicPartition tp : assigned) {
+            int n = bufferedPerPartition.getOrDefault(tp, new AtomicInteger()).get();
+            if (all || n >= perPartitionBuffer) {
+                if (!paused.contains(tp)) pause.add(tp);
+            } else if (paused.contains(tp) && n <= perPartitionBuffer / 2) {
+                resume.add(tp);
+            }
+        }
+        if (!pause.isEmpty()) {
+            consumer.pause(pause);
+            paused.addAll(pause);
+        }
+        if (!resume.isEmpty()) {
+            consumer.resume(resume);
+            paused.removeAll(resume);
         }
     }
 
@@ -173,23 +249,65 @@ public final class JobConsumer implements AutoCloseable {
             }
             return;
         }
-        scheduler.add(new FairScheduler.Item<>(message.tenant(), Math.max(0.01, message.cost()), new Delivery(tp, r.offset(), message)));
+        Delivery delivery = new Delivery(tp, r.offset(), message, 1);
+        if (held.test(message.tenant()) && park(delivery)) {
+            offsets.done(tp, r.offset());
+            return;
+        }
+        buffered(delivery);
+        scheduler.add(new JobScheduler.Item<>(message.tenant(), Math.max(0.01, message.cost()), delivery));
+    }
+
+    private void buffered(Delivery d) {
+        bufferedPerPartition.computeIfAbsent(d.partition(), k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    private void unbuffered(Delivery d) {
+        AtomicInteger n = bufferedPerPartition.get(d.partition());
+        if (n != null) n.decrementAndGet();
+    }
+
+    /** Parks a held tenant's job in Redis; false (keep it buffered) when Redis is unreachable. */
+    private boolean park(Delivery d) {
+        try {
+            heldJobs.park(d.message());
+            return true;
+        } catch (RuntimeException e) {
+            log.warn("cannot park job {} of held tenant {}: {}", d.message().jobId(), d.message().tenant(), e.toString());
+            return false;
+        }
+    }
+
+    /** Moves buffered jobs of tenants suspended since they arrived out to the parking list. */
+    private void sweepHeld() {
+        long now = System.nanoTime();
+        if (now - lastSweep < 500_000_000L) return;
+        lastSweep = now;
+        for (Delivery d : scheduler.drainIf(d -> held.test(d.message().tenant()))) {
+            unbuffered(d);
+            if (park(d)) {
+                offsets.done(d.partition(), d.offset());
+            } else {
+                buffered(d);
+                scheduler.add(new JobScheduler.Item<>(d.message().tenant(), Math.max(0.01, d.message().cost()), d));
+            }
+        }
     }
 
     private void applyCompletions() {
         for (Completion c; (c = completions.poll()) != null; ) {
             if (c.commit()) {
                 offsets.done(c.partition(), c.offset());
-            } else {
-                // Not done and not committable: seek back so the job is polled again.
-                log.info("job at {}@{} will be redelivered", c.partition(), c.offset());
-                TopicPartition tp = c.partition();
-                long offset = c.offset();
-                if (consumer.assignment().contains(tp)) {
-                    scheduler.removeIf(d -> d.partition().equals(tp) && d.offset() > offset);
-                    offsets.forget(List.of(c.partition()));
-                    consumer.seek(c.partition(), c.offset());
-                }
+                continue;
+            }
+            // Not done and not committable: rewind so the job (and what follows it) is polled again.
+            TopicPartition tp = c.partition();
+            long offset = c.offset();
+            if (consumer.assignment().contains(tp)) {
+                log.info("job at {}@{} will be redelivered", tp, offset);
+                for (Delivery d : scheduler.drainIf(d -> d.partition().equals(tp) && d.offset() > offset)) unbuffered(d);
+                offsets.forget(List.of(tp));
+                consumer.seek(tp, offset);
             }
         }
     }
@@ -216,12 +334,15 @@ public final class JobConsumer implements AutoCloseable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            owned.addAll(partitions);
             log.info("assigned {}", partitions);
         }
 
         private void handOver(Collection<TopicPartition> partitions, boolean commit) {
             Set<TopicPartition> gone = new HashSet<>(partitions);
-            int dropped = scheduler.removeIf(d -> gone.contains(d.partition()));
+            owned.removeAll(gone);
+            List<Delivery> dropped = scheduler.drainIf(d -> gone.contains(d.partition()));
+            dropped.forEach(JobConsumer.this::unbuffered);
             applyCompletions();
             if (commit) {
                 Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.drainCommittable();
@@ -233,7 +354,8 @@ public final class JobConsumer implements AutoCloseable {
                 }
             }
             offsets.forget(gone);
-            log.info("partitions {} revoked (commit={}); {} buffered jobs handed back", partitions, commit, dropped);
+            gone.forEach(bufferedPerPartition::remove);
+            log.info("partitions {} revoked (commit={}); {} buffered jobs handed back", partitions, commit, dropped.size());
         }
     }
 
@@ -244,6 +366,7 @@ public final class JobConsumer implements AutoCloseable {
     public void stop(Duration deadline) {
         if (stopping) return;
         stopping = true;
+        retries.shutdownNow();
         long until = System.nanoTime() + deadline.toNanos();
         for (Thread t : processors) {
             try {
@@ -272,7 +395,7 @@ public final class JobConsumer implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("final commit failed: {}", e.toString());
         } finally {
-            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
         }
     }
 

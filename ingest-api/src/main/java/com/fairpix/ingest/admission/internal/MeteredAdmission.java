@@ -1,6 +1,7 @@
 package com.fairpix.ingest.admission.internal;
 
 import com.fairpix.core.metrics.MetricNames;
+import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.Decision;
@@ -19,17 +20,20 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MeteredAdmission implements Admission {
     private final Admission delegate;
     private final MeterRegistry registry;
+    private final TenantTags tenantTags;
     private final Map<String, AtomicLong> remaining = new ConcurrentHashMap<>();
 
-    public MeteredAdmission(Admission delegate, MeterRegistry registry) {
+    /** @param tenantTags bounds the {@code tenant} label (the most active tenants, the rest {@code other}) */
+    public MeteredAdmission(Admission delegate, MeterRegistry registry, TenantTags tenantTags) {
         this.delegate = delegate;
         this.registry = registry;
+        this.tenantTags = tenantTags;
     }
 
     @Override
     public Decision decide(Tenant tenant, long cost, String jobId) {
         Decision d = delegate.decide(tenant, cost, jobId);
-        String t = tenant.id();
+        String t = tenantTags.tag(tenant.id());
         remaining.computeIfAbsent(t, k -> {
             AtomicLong v = new AtomicLong();
             Gauge.builder(MetricNames.QUOTA_REMAINING, v, x -> x.get() / (double) Limits.NANO).tag("tenant", k)
@@ -50,7 +54,7 @@ public final class MeteredAdmission implements Admission {
     @Override
     public void charge(Tenant tenant, long cost) {
         delegate.charge(tenant, cost);
-        registry.counter(MetricNames.QUOTA_CONSUMED, "tenant", tenant.id()).increment(cost / (double) Limits.NANO);
+        registry.counter(MetricNames.QUOTA_CONSUMED, "tenant", tenantTags.tag(tenant.id())).increment(cost / (double) Limits.NANO);
     }
 
     @Override

@@ -1,0 +1,190 @@
+package com.fairpix.core.tenant;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A node's local view of tenants and API keys, so the request path does not read Redis for them.
+ *
+ * <p>Entries load on first use and are kept current two ways: a Redis pub/sub subscriber applies
+ * each announced change at once, and a poller compares the farm-wide change counter every
+ * {@code pollMillis} and replays the change log from the last version it applied, healing any
+ * message the subscriber missed (pub/sub is at-most-once). A full reload every minute covers a
+ * writer that crashed between writing and announcing.
+ */
+public final class TenantDirectory implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TenantDirectory.class);
+
+    private final TenantStore store;
+    private final UnifiedJedis redis;
+    private final long pollMillis;
+    private final Map<String, Tenant> tenants = new ConcurrentHashMap<>();
+    private final Map<String, String> keyOwners = new ConcurrentHashMap<>();
+    private final List<Consumer<Tenant>> listeners = new CopyOnWriteArrayList<>();
+    private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-tenant-poll").unstarted(r));
+    private final Subscriber subscriber = new Subscriber();
+    private volatile long appliedVersion = -1;
+    private volatile boolean closed;
+    private Thread subscriberThread;
+
+    /**
+     * @param redis      used for the pub/sub subscription only (one connection, held; see
+     *                   {@link com.fairpix.core.redis.Redis#subscriber}); closed with the directory
+     * @param pollMillis interval of the version check, milliseconds
+     */
+    public TenantDirectory(TenantStore store, UnifiedJedis redis, long pollMillis) {
+        this.store = store;
+        this.redis = redis;
+        this.pollMillis = pollMillis;
+    }
+
+    /** Starts the subscriber and the poller. */
+    public TenantDirectory start() {
+        try {
+            appliedVersion = store.version();
+        } catch (RuntimeException e) {
+            log.warn("Redis unreachable at start; tenant changes will be picked up once it answers: {}", e.toString());
+        }
+        subscriberThread = Thread.ofPlatform().daemon().name("fairpix-tenant-events").start(this::subscribeLoop);
+        poller.scheduleWithFixedDelay(this::poll, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
+        poller.scheduleWithFixedDelay(this::reloadAll, 60, 60, TimeUnit.SECONDS);
+        return this;
+    }
+
+    /** Called with the new value whenever a cached tenant changes (not for first loads). */
+    public void onChange(Consumer<Tenant> listener) {
+        listeners.add(listener);
+    }
+
+    /**
+     * The tenant, from the cache or loaded once from Redis.
+     *
+     * @throws redis.clients.jedis.exceptions.JedisException when it must be loaded and Redis is down
+     */
+    public Optional<Tenant> byId(String id) {
+        Tenant cached = tenants.get(id);
+        if (cached != null) return Optional.of(cached);
+        Optional<Tenant> loaded = store.get(id);
+        loaded.ifPresent(t -> tenants.put(t.id(), t));
+        return loaded;
+    }
+
+    /** The tenant owning this API key; empty for a malformed, unknown or revoked key. */
+    public Optional<Tenant> byApiKey(String key) {
+        if (!ApiKeys.looksValid(key)) return Optional.empty();
+        String hash = ApiKeys.hash(key);
+        String owner = keyOwners.get(hash);
+        if (owner == null) {
+            Optional<String> found = store.tenantForKeyHash(hash);
+            if (found.isEmpty()) return Optional.empty();
+            Optional<Tenant> tenant = byId(found.get());
+            // Reuse the tenant's own id string: one copy per tenant, however many keys.
+            tenant.ifPresent(t -> keyOwners.put(hash, t.id()));
+            return tenant;
+        }
+        return byId(owner);
+    }
+
+    /** Tenants cached on this node. */
+    public int size() {
+        return tenants.size();
+    }
+
+    private void apply(String member) {
+        if (member.startsWith("t:")) {
+            String id = member.substring(2);
+            if (!tenants.containsKey(id)) return; // not used here: it loads fresh when it is
+            Optional<Tenant> fresh = store.get(id);
+            if (fresh.isEmpty()) {
+                tenants.remove(id);
+                return;
+            }
+            Tenant old = tenants.put(id, fresh.get());
+            if (old == null || old.version() != fresh.get().version()) listeners.forEach(l -> l.accept(fresh.get()));
+        } else if (member.startsWith("k:")) {
+            keyOwners.remove(member.substring(2));
+        }
+    }
+
+    private void poll() {
+        try {
+            long current = store.version();
+            long applied = appliedVersion;
+            if (current == applied) return;
+            List<String> changes = applied < 0 ? null : store.changesSince(applied);
+            if (changes == null) {
+                reloadAll();
+            } else {
+                for (String member : changes) apply(member);
+            }
+            appliedVersion = current;
+        } catch (RuntimeException e) {
+            log.debug("tenant version check failed: {}", e.toString());
+        }
+    }
+
+    private void reloadAll() {
+        try {
+            keyOwners.clear();
+            for (String id : List.copyOf(tenants.keySet())) apply("t:" + id);
+        } catch (RuntimeException e) {
+            log.debug("tenant reload failed: {}", e.toString());
+        }
+    }
+
+    private void subscribeLoop() {
+        long backoff = 100;
+        while (!closed) {
+            try {
+                redis.subscribe(subscriber, com.fairpix.core.redis.RedisKeys.tenantEvents());
+                backoff = 100;
+            } catch (RuntimeException e) {
+                if (closed) return;
+                log.debug("tenant events subscription lost: {}", e.toString());
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                backoff = Math.min(5_000, backoff * 2);
+            }
+        }
+    }
+
+    private final class Subscriber extends JedisPubSub {
+        @Override
+        public void onMessage(String channel, String message) {
+            int space = message.indexOf(' ');
+            if (space < 0) return;
+            try {
+                apply(message.substring(space + 1));
+            } catch (RuntimeException e) {
+                log.debug("cannot apply tenant change {}: {}", message, e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        poller.shutdownNow();
+        try {
+            if (subscriber.isSubscribed()) subscriber.unsubscribe();
+        } catch (RuntimeException ignored) {
+            // connection already gone
+        }
+        if (subscriberThread != null) subscriberThread.interrupt();
+        redis.close();
+    }
+}

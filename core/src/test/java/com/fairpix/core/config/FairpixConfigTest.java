@@ -1,0 +1,172 @@
+package com.fairpix.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Configuration: precedence flag > env > file > default, validation, and printing without secrets. */
+class FairpixConfigTest {
+    @TempDir Path dir;
+
+    @Test
+    void withNothingSetEverySettingHasItsDefault() {
+        FairpixConfig config = FairpixConfig.load(Map.of(), Map.of());
+
+        for (Setting s : Setting.values()) {
+            assertThat(config.get(s)).as(s.name()).isEqualTo(s.defaultValue());
+            assertThat(config.describe().get(s)[1]).as(s.name()).isEqualTo("default");
+        }
+        assertThat(config.integer(Setting.INGEST_PORT)).isEqualTo(8080);
+    }
+
+    @Test
+    void flagBeatsEnvBeatsFileBeatsDefault() throws IOException {
+        Path file = properties("""
+                kafka.bootstrap=file:1
+                redis.url=redis://file:2
+                s3.bucket=from-file
+                """);
+        Map<String, String> env = Map.of(
+                "FAIRPIX_CONFIG", file.toString(),
+                "FAIRPIX_KAFKA_BOOTSTRAP", "env:1",
+                "FAIRPIX_REDIS_URL", "redis://env:2");
+        Map<Setting, String> flags = Map.of(Setting.KAFKA_BOOTSTRAP, "flag:1");
+
+        FairpixConfig config = FairpixConfig.load(env, flags);
+
+        assertThat(config.get(Setting.KAFKA_BOOTSTRAP)).isEqualTo("flag:1");          // flag, env, file
+        assertThat(config.get(Setting.REDIS_URL)).isEqualTo("redis://env:2");         // env, file
+        assertThat(config.get(Setting.S3_BUCKET)).isEqualTo("from-file");             // file
+        assertThat(config.get(Setting.S3_REGION)).isEqualTo("us-east-1");             // default
+        Map<Setting, String[]> described = config.describe();
+        assertThat(described.get(Setting.KAFKA_BOOTSTRAP)[1]).isEqualTo("flag");
+        assertThat(described.get(Setting.REDIS_URL)[1]).isEqualTo("env FAIRPIX_REDIS_URL");
+        assertThat(described.get(Setting.S3_BUCKET)[1]).isEqualTo("file " + file);
+        assertThat(described.get(Setting.S3_REGION)[1]).isEqualTo("default");
+    }
+
+    @Test
+    void aNullFlagDoesNotHideTheEnvironment() {
+        Map<Setting, String> flags = new HashMap<>();
+        flags.put(Setting.WORKER_POOL, null); // an option the user did not give
+
+        FairpixConfig config = FairpixConfig.load(Map.of("FAIRPIX_WORKER_POOL", "gpu"), flags);
+
+        assertThat(config.get(Setting.WORKER_POOL)).isEqualTo("gpu");
+    }
+
+    @Test
+    void anEmptyEnvironmentValueStillCounts() {
+        // FAIRPIX_S3_ENDPOINT= (empty) means "AWS itself"; it must not fall back to the local default.
+        FairpixConfig config = FairpixConfig.load(Map.of("FAIRPIX_S3_ENDPOINT", ""), Map.of());
+
+        assertThat(config.get(Setting.S3_ENDPOINT)).isEmpty();
+    }
+
+    @Test
+    void badIntegerInTheEnvironmentNamesTheVariable() {
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_INGEST_PORT", "eighty"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("FAIRPIX_INGEST_PORT")
+                .hasMessageContaining("eighty");
+    }
+
+    @Test
+    void badIntegerInTheFileNamesTheSetting() throws IOException {
+        Path file = properties("worker.threads=many\n");
+
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_CONFIG", file.toString()), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("FAIRPIX_WORKER_THREADS")
+                .hasMessageContaining("worker.threads");
+    }
+
+    @Test
+    void outOfRangeValuesAreRefused() {
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_WORKER_THREADS", "-1"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WORKER_THREADS");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_SCHEDULER_QUANTUM", "0"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_SCHEDULER_QUANTUM");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_MAX_UPLOAD_BYTES", "0"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_MAX_UPLOAD_BYTES");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of(), Map.of(Setting.WORKER_POOL, "tpu")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WORKER_POOL").hasMessageContaining("tpu");
+    }
+
+    @Test
+    void unreadableConfigFileIsAnErrorNamingIt() {
+        Path missing = dir.resolve("nope.properties");
+
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_CONFIG", missing.toString()), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(missing.toString())
+                .hasMessageContaining("FAIRPIX_CONFIG");
+    }
+
+    @Test
+    void secretsAreMaskedWhenDescribedButUsableWhenRead() {
+        FairpixConfig config = FairpixConfig.load(Map.of(
+                "FAIRPIX_ADMIN_TOKEN", "s3cr3t-admin",
+                "FAIRPIX_S3_SECRET_KEY", "s3cr3t-key",
+                "FAIRPIX_S3_ACCESS_KEY", "AKIAEXAMPLE"), Map.of());
+
+        Map<Setting, String[]> described = config.describe();
+
+        assertThat(described.get(Setting.ADMIN_TOKEN)[0]).isEqualTo("****");
+        assertThat(described.get(Setting.S3_SECRET_KEY)[0]).isEqualTo("****");
+        assertThat(described.get(Setting.S3_ACCESS_KEY)[0]).as("an access key id is not a secret").isEqualTo("AKIAEXAMPLE");
+        assertThat(described.values()).allSatisfy(row -> assertThat(String.join(" ", row)).doesNotContain("s3cr3t"));
+        assertThat(config.get(Setting.ADMIN_TOKEN)).isEqualTo("s3cr3t-admin");
+        assertThat(config.get(Setting.S3_SECRET_KEY)).isEqualTo("s3cr3t-key");
+    }
+
+    @Test
+    void secretsFromTheDefaultAreMaskedTooAndAnEmptyOneShowsAsEmpty() {
+        Map<Setting, String[]> described = FairpixConfig.load(Map.of(), Map.of()).describe();
+
+        assertThat(described.get(Setting.S3_SECRET_KEY)[0]).isEqualTo("****");
+        assertThat(described.get(Setting.ADMIN_TOKEN)[0]).as("empty: admin API disabled, nothing to hide").isEmpty();
+    }
+
+    @Test
+    void describeListsEverySettingInDeclarationOrder() {
+        Map<Setting, String[]> described = FairpixConfig.load(Map.of(), Map.of()).describe();
+
+        assertThat(described.keySet()).containsExactly(Setting.values());
+    }
+
+    @Test
+    void withReplacesOneSettingAndRevalidates() {
+        FairpixConfig config = FairpixConfig.load(Map.of(), Map.of());
+
+        FairpixConfig changed = config.with(Setting.WORKER_PORT, "0");
+
+        assertThat(changed.integer(Setting.WORKER_PORT)).isZero();
+        assertThat(changed.describe().get(Setting.WORKER_PORT)[1]).isEqualTo("override");
+        assertThat(config.integer(Setting.WORKER_PORT)).as("the original is unchanged").isEqualTo(8081);
+        assertThatThrownBy(() -> config.with(Setting.WORKER_PORT, "x")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void everySettingHasADistinctKeyAndAFairpixEnvironmentVariable() {
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (Setting s : Setting.values()) {
+            assertThat(keys.add(s.key())).as("duplicate key %s", s.key()).isTrue();
+            assertThat(s.env()).isEqualTo("FAIRPIX_" + s.name());
+            assertThat(s.doc()).isNotBlank();
+        }
+    }
+
+    private Path properties(String text) throws IOException {
+        Path file = dir.resolve("fairpix.properties");
+        Files.writeString(file, text);
+        return file;
+    }
+}

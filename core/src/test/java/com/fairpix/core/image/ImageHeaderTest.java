@@ -1,0 +1,390 @@
+package com.fairpix.core.image;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import com.fairpix.core.Corpus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Reading dimensions, orientation and completeness from image headers, on the real corpus. */
+class ImageHeaderTest {
+    private static final Pattern SIZE = Pattern.compile("(\\d+)x(\\d+) c\\d+ CV_\\w+");
+    private static final Pattern ORIENTED = Pattern.compile("(Landscape|Portrait)_(\\d)\\.jpg");
+
+    /**
+     * Every corpus JPEG/PNG/WebP that OpenCV decoded, with the stored size it gave under
+     * IMREAD_UNCHANGED (which does not apply EXIF orientation, so it is the size in the header).
+     * The MANIFEST's "expected" column is not used for the size: it says 32x32 for every PngSuite
+     * file, but cdhn2c08 and cdsn2c08 really are 32x8 and 8x8.
+     */
+    static Stream<Corpus.Row> decodableFiles() {
+        return decodableRows("cameratrap-photos", "exif-orientation", "pngsuite", "sharp-fixtures");
+    }
+
+    private static Stream<Corpus.Row> decodableRows(String... suites) {
+        Corpus.root(); // skips, rather than failing on zero arguments, without the corpus
+        return Stream.of(suites)
+                .flatMap(suite -> Corpus.manifest(suite).stream())
+                .filter(r -> formatByExtension(r.file()) != null)
+                .filter(r -> r.get("opencv490_IMREAD_UNCHANGED") != null && SIZE.matcher(r.get("opencv490_IMREAD_UNCHANGED")).matches());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("decodableFiles")
+    void headerGivesTheStoredSizeOpenCvDecodes(Corpus.Row row) throws Exception {
+        Matcher m = SIZE.matcher(row.get("opencv490_IMREAD_UNCHANGED"));
+        assertThat(m.matches()).isTrue();
+
+        ImageHeader h = ImageHeader.read(Corpus.bytes(row.relative()));
+
+        assertThat(h).isNotNull();
+        assertThat(h.format()).isEqualTo(formatByExtension(row.file()));
+        assertThat(h.width()).as("width").isEqualTo(Integer.parseInt(m.group(1)));
+        assertThat(h.height()).as("height").isEqualTo(Integer.parseInt(m.group(2)));
+    }
+
+    @Test
+    void theCorpusHasEnoughFilesForTheSizeTest() {
+        Corpus.root();
+        assertThat(decodableFiles().count()).isGreaterThan(100);
+    }
+
+    /**
+     * Fuzzed files OpenCV still decoded: the header must give OpenCV's size or refuse the file
+     * cleanly. (The reader is stricter than libjpeg, which skips stray bytes between markers; 5 of
+     * the shared fuzzed JPEGs are refused that way, a clean rejection the corpus allows.)
+     */
+    static Stream<Corpus.Row> fuzzedFilesOpenCvDecodes() {
+        return decodableRows("imagetestsuite");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fuzzedFilesOpenCvDecodes")
+    void fuzzedFileHeaderGivesOpenCvsSizeOrACleanRefusal(Corpus.Row row) {
+        Matcher m = SIZE.matcher(row.get("opencv490_IMREAD_UNCHANGED"));
+        assertThat(m.matches()).isTrue();
+
+        Throwable t = catchThrowable(() -> {
+            ImageHeader h = ImageHeader.read(Corpus.bytes(row.relative()));
+            assertThat(h).isNotNull();
+            assertThat(h.format()).isEqualTo(formatByExtension(row.file()));
+            assertThat(h.width()).as("width").isEqualTo(Integer.parseInt(m.group(1)));
+            assertThat(h.height()).as("height").isEqualTo(Integer.parseInt(m.group(2)));
+        });
+
+        if (t != null) assertThat(t).isInstanceOf(ImageHeader.HeaderException.class);
+    }
+
+    @Test
+    void randomlyDamagedHeadersFailOnlyWithHeaderException() {
+        java.util.Random random = new java.util.Random(20240611);
+        List<String> seeds = List.of("exif-orientation/Landscape_6.jpg", "cameratrap-photos/ocelot.jpg",
+                "pngsuite/basn6a16.png", "sharp-fixtures/4.webp", "sharp-fixtures/5_webp_a.webp");
+        for (String seed : seeds) {
+            byte[] original = Corpus.bytes(seed);
+            byte[] head = Arrays.copyOf(original, Math.min(original.length, 4096));
+            for (int trial = 0; trial < 2000; trial++) {
+                byte[] d = head.clone();
+                int flips = 1 + random.nextInt(4);
+                // Keep the magic bytes, so the format parser (not the sniffer) sees the damage.
+                for (int f = 0; f < flips; f++) d[12 + random.nextInt(Math.min(d.length, 600) - 12)] = (byte) random.nextInt(256);
+                byte[] cut = random.nextBoolean() ? d : Arrays.copyOf(d, random.nextInt(d.length));
+                Throwable t = catchThrowable(() -> ImageHeader.read(cut));
+                if (t != null) {
+                    assertThat(t).as(seed + " trial " + trial).isInstanceOf(ImageHeader.HeaderException.class);
+                }
+            }
+        }
+    }
+
+    @Test
+    void realPhotosMatchTheSizesTheManifestExpects() throws Exception {
+        assertThat(read("cameratrap-photos/african_elephants.jpg")).extracting(ImageHeader::width, ImageHeader::height).containsExactly(2048, 1536);
+        assertThat(read("cameratrap-photos/blank2.jpg")).extracting(ImageHeader::width, ImageHeader::height).containsExactly(3264, 2448);
+        assertThat(read("cameratrap-photos/ocelot.jpg")).extracting(ImageHeader::width, ImageHeader::height).containsExactly(1046, 802);
+        assertThat(read("sharp-fixtures/Flag_of_the_Netherlands.png")).extracting(ImageHeader::width, ImageHeader::height).containsExactly(900, 600);
+        assertThat(read("sharp-fixtures/4.webp")).extracting(ImageHeader::format, ImageHeader::width, ImageHeader::height)
+                .containsExactly(ImageFormat.WEBP, 1024, 772);
+    }
+
+    static Stream<String> orientationExamples() {
+        Path dir = Corpus.root().resolve("exif-orientation");
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> ORIENTED.matcher(n).matches()).sorted().toList().stream();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("orientationExamples")
+    void exifOrientationIsTheDigitInTheFileNameAndZeroMeansAbsent(String file) throws Exception {
+        Matcher m = ORIENTED.matcher(file);
+        assertThat(m.matches()).isTrue();
+        int n = Integer.parseInt(m.group(2));
+
+        ImageHeader h = read("exif-orientation/" + file);
+
+        assertThat(h.orientation()).isEqualTo(n == 0 ? 1 : n);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("orientationExamples")
+    void displaySizeIsUprightWhateverTheOrientation(String file) throws Exception {
+        ImageHeader h = read("exif-orientation/" + file);
+        boolean landscape = file.startsWith("Landscape");
+
+        assertThat(h.displayWidth()).isEqualTo(landscape ? 1800 : 1200);
+        assertThat(h.displayHeight()).isEqualTo(landscape ? 1200 : 1800);
+        // 5–8 are stored transposed: the stored size is the display size turned a quarter.
+        if (h.orientation() >= 5) {
+            assertThat(h.transposed()).isTrue();
+            assertThat(h.width()).isEqualTo(h.displayHeight());
+            assertThat(h.height()).isEqualTo(h.displayWidth());
+        } else {
+            assertThat(h.transposed()).isFalse();
+            assertThat(h.width()).isEqualTo(h.displayWidth());
+        }
+    }
+
+    @ParameterizedTest(name = "orientation {0}")
+    @CsvSource({"1,false", "2,false", "3,false", "4,false", "5,true", "6,true", "7,true", "8,true"})
+    void orientationsFiveToEightSwapWidthAndHeight(int orientation, boolean swapped) {
+        ImageHeader h = new ImageHeader(ImageFormat.JPEG, 400, 300, orientation, false, true);
+
+        assertThat(h.transposed()).isEqualTo(swapped);
+        assertThat(h.displayWidth()).isEqualTo(swapped ? 300 : 400);
+        assertThat(h.displayHeight()).isEqualTo(swapped ? 400 : 300);
+        assertThat(h.pixels()).isEqualTo(120_000);
+    }
+
+    @Test
+    void cameraTrapPhotoWithOrientationSixIsStoredPortraitAndShownLandscape() throws Exception {
+        ImageHeader h = read("cameratrap-photos/african_elephants_with_exif_orientation.jpg");
+
+        assertThat(h.orientation()).isEqualTo(6);
+        assertThat(h.width()).isEqualTo(1536);
+        assertThat(h.height()).isEqualTo(2048);
+        assertThat(h.displayWidth()).isEqualTo(2048);
+        assertThat(h.displayHeight()).isEqualTo(1536);
+    }
+
+    @Test
+    void gifAndTextAreNotSniffedAsAnAcceptedFormat() throws Exception {
+        byte[] gif = Corpus.bytes("sharp-fixtures/grey-plus-alpha.gif");
+        byte[] text = "hello, this is not an image\n".getBytes(StandardCharsets.UTF_8);
+
+        assertThat(ImageFormat.sniff(gif)).isNull();
+        assertThat(ImageFormat.sniff(text)).isNull();
+        assertThat(ImageFormat.sniff(new byte[0])).isNull();
+        assertThat(ImageFormat.sniff(new byte[] {(byte) 0xFF, (byte) 0xD8})).as("two bytes of a JPEG").isNull();
+        assertThat(ImageHeader.read(gif)).isNull();
+        assertThat(ImageHeader.read(text)).isNull();
+    }
+
+    @Test
+    void everyGifOfTheFuzzSuiteIsRefusedBySniffing() throws Exception {
+        List<Corpus.Row> gifs = Corpus.manifest("imagetestsuite").stream().filter(r -> r.file().endsWith(".gif")).toList();
+        org.junit.jupiter.api.Assumptions.assumeFalse(gifs.isEmpty());
+        for (Corpus.Row gif : gifs) {
+            assertThat(ImageFormat.sniff(Corpus.bytes(gif.relative()))).as(gif.file()).isNull();
+        }
+    }
+
+    @Test
+    void pngWhoseSignatureIsDamagedIsNotAPng() {
+        for (String f : List.of("xs1n0g01.png", "xs2n0g01.png", "xs7n0g01.png")) {
+            assertThat(ImageFormat.sniff(Corpus.bytes("pngsuite/" + f))).as(f).isNull();
+        }
+    }
+
+    @Test
+    void jpegCutInHalfIsIncompleteWhileTheWholeFileIsComplete() throws Exception {
+        byte[] whole = Corpus.bytes("cameratrap-photos/african_elephants.jpg");
+        byte[] half = Arrays.copyOf(whole, whole.length / 2);
+
+        ImageHeader full = ImageHeader.read(whole);
+        ImageHeader cut = ImageHeader.read(half);
+
+        assertThat(full.complete()).isTrue();
+        assertThat(cut.complete()).isFalse();
+        assertThat(cut.width()).as("the header itself is intact").isEqualTo(2048);
+        assertThat(cut.height()).isEqualTo(1536);
+    }
+
+    @Test
+    void sharpsTruncatedJpegIsIncomplete() throws Exception {
+        ImageHeader h = read("sharp-fixtures/truncated.jpg");
+
+        assertThat(h.complete()).isFalse();
+        assertThat(h.width()).isEqualTo(2725);
+        assertThat(h.height()).isEqualTo(2225);
+    }
+
+    @Test
+    void pngCutAfterTheSignatureThrows() {
+        byte[] png = Corpus.bytes("sharp-fixtures/Flag_of_the_Netherlands.png");
+        byte[] signatureOnly = Arrays.copyOf(png, 8);
+
+        assertThat(ImageFormat.sniff(signatureOnly)).isEqualTo(ImageFormat.PNG);
+        assertThatThrownBy(() -> ImageHeader.read(signatureOnly)).isInstanceOf(ImageHeader.HeaderException.class);
+    }
+
+    @Test
+    void pngCutInsideItsDataIsIncomplete() throws Exception {
+        byte[] png = Corpus.bytes("pngsuite/basn2c16.png");
+
+        assertThat(ImageHeader.read(png).complete()).isTrue();
+        assertThat(ImageHeader.read(Arrays.copyOf(png, png.length / 2)).complete()).isFalse();
+    }
+
+    @Test
+    void pngWithZeroWidthThrows() {
+        byte[] png = Corpus.bytes("pngsuite/basn3p08.png");
+        byte[] zero = png.clone();
+        Arrays.fill(zero, 16, 20, (byte) 0); // IHDR width
+
+        assertThatThrownBy(() -> ImageHeader.read(zero)).isInstanceOf(ImageHeader.HeaderException.class).hasMessageContaining("dimensions");
+    }
+
+    @Test
+    void decompressionBombSizeIsReadWithoutOverflow() throws Exception {
+        ImageHeader png = read("sharp-fixtures/65536-uint32-limit.png");
+        ImageHeader jpeg = read("sharp-fixtures/giant-image.jpg");
+
+        assertThat(png.width()).isEqualTo(65536);
+        assertThat(png.height()).isEqualTo(65536);
+        assertThat(png.pixels()).isEqualTo(4_294_967_296L);
+        assertThat(jpeg.pixels()).isEqualTo(280_000_000L);
+    }
+
+    @Test
+    void animatedWebpIsFlaggedAndStillWebpIsNot() throws Exception {
+        ImageHeader animated = read("sharp-fixtures/rotating-squares.webp");
+        ImageHeader alpha = read("sharp-fixtures/5_webp_a.webp");
+        ImageHeader lossy = read("sharp-fixtures/4.webp");
+
+        assertThat(animated.animated()).isTrue();
+        assertThat(animated.width()).isEqualTo(80);
+        assertThat(animated.height()).isEqualTo(80);
+        assertThat(alpha.animated()).isFalse();
+        assertThat(alpha.width()).isEqualTo(300);
+        assertThat(alpha.height()).isEqualTo(300);
+        assertThat(lossy.animated()).isFalse();
+    }
+
+    @Test
+    void losslessWebpSizeComesFromTheVp8lBitfield() throws Exception {
+        // RFC 9649 §3.2.2: signature 0x2F, then 14 bits width-1, 14 bits height-1 (little-endian).
+        int w = 300, h = 200;
+        long bits = (w - 1) | ((long) (h - 1) << 14);
+        byte[] d = new byte[40];
+        System.arraycopy("RIFF".getBytes(StandardCharsets.US_ASCII), 0, d, 0, 4);
+        System.arraycopy("WEBPVP8L".getBytes(StandardCharsets.US_ASCII), 0, d, 8, 8);
+        d[20] = 0x2F;
+        for (int i = 0; i < 4; i++) d[21 + i] = (byte) (bits >>> (8 * i));
+
+        ImageHeader header = ImageHeader.read(d);
+
+        assertThat(header.format()).isEqualTo(ImageFormat.WEBP);
+        assertThat(header.width()).isEqualTo(300);
+        assertThat(header.height()).isEqualTo(200);
+    }
+
+    @Test
+    void exifWithAnIfdOffsetPastTheEndIsIgnoredNotACrash() throws Exception {
+        // A JPEG whose EXIF block points its first IFD 4 GB away (a fuzzed offset).
+        byte[] exif = {
+            'E', 'x', 'i', 'f', 0, 0,
+            'M', 'M', 0, 42, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0x00,
+        };
+        byte[] jpeg = jpegWithApp1(exif, 64, 48);
+
+        ImageHeader h = ImageHeader.read(jpeg);
+
+        assertThat(h.orientation()).isEqualTo(1);
+        assertThat(h.width()).isEqualTo(64);
+        assertThat(h.height()).isEqualTo(48);
+    }
+
+    @Test
+    void exifOrientationIsReadFromABigEndianIfd() throws Exception {
+        byte[] exif = {
+            'E', 'x', 'i', 'f', 0, 0,
+            'M', 'M', 0, 42, 0, 0, 0, 8,        // TIFF header, IFD0 at 8
+            0, 1,                                // one entry
+            0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0, // Orientation, SHORT, 1, value 8
+            0, 0, 0, 0,                          // no next IFD
+        };
+
+        ImageHeader h = ImageHeader.read(jpegWithApp1(exif, 64, 48));
+
+        assertThat(h.orientation()).isEqualTo(8);
+        assertThat(h.displayWidth()).isEqualTo(48);
+    }
+
+    /** Every file of the corpus: a header, null (not an accepted format) or a HeaderException, nothing else. */
+    static Stream<Path> everyCorpusFile() throws IOException {
+        Path root = Corpus.root();
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> !p.getFileName().toString().endsWith(".md") && !p.getFileName().toString().endsWith(".tsv"))
+                    .sorted().toList().stream();
+        }
+    }
+
+    @Test
+    void noCorpusFileMakesTheHeaderReaderFailOtherThanWithHeaderException() throws IOException {
+        List<Path> files = everyCorpusFile().toList();
+        assertThat(files).hasSizeGreaterThan(100);
+        for (Path p : files) {
+            byte[] data = Files.readAllBytes(p);
+            Throwable t = catchThrowable(() -> ImageHeader.read(data));
+            assertThat(t).as(Corpus.root().relativize(p).toString()).satisfiesAnyOf(
+                    x -> assertThat(x).isNull(),
+                    x -> assertThat(x).isInstanceOf(ImageHeader.HeaderException.class));
+        }
+    }
+
+    /** A minimal JPEG: SOI, APP1 with {@code app1}, SOF0 of the given size, EOI. */
+    private static byte[] jpegWithApp1(byte[] app1, int width, int height) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.write(0xFF); out.write(0xD8);
+        out.write(0xFF); out.write(0xE1);
+        int len = app1.length + 2;
+        out.write(len >> 8); out.write(len & 0xFF);
+        out.writeBytes(app1);
+        out.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xC0, 0, 11, 8,
+            (byte) (height >> 8), (byte) height, (byte) (width >> 8), (byte) width, 1, 1, 0x11, 0});
+        out.write(0xFF); out.write(0xD9);
+        return out.toByteArray();
+    }
+
+    private static ImageHeader read(String relative) throws ImageHeader.HeaderException {
+        ImageHeader h = ImageHeader.read(Corpus.bytes(relative));
+        assertThat(h).as(relative).isNotNull();
+        return h;
+    }
+
+    private static ImageFormat formatByExtension(String file) {
+        String f = file.toLowerCase(Locale.ROOT);
+        if (f.endsWith(".jpg") || f.endsWith(".jpeg")) return ImageFormat.JPEG;
+        if (f.endsWith(".png")) return ImageFormat.PNG;
+        if (f.endsWith(".webp")) return ImageFormat.WEBP;
+        return null;
+    }
+}

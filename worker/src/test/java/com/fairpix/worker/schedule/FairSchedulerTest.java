@@ -1,0 +1,340 @@
+package com.fairpix.worker.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Deficit round robin across tenants, in cost units. The quantum is the production default
+ * ({@code worker.scheduler-quantum} = 10) unless a test says otherwise.
+ */
+@Timeout(30)
+class FairSchedulerTest {
+    private static final double QUANTUM = 10;
+
+    @Test
+    void backloggedTenantsGetServiceInProportionToTheirWeights() {
+        Map<String, Double> weights = Map.of("a", 1.0, "b", 1.0, "c", 2.0, "d", 4.0);
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, weights::get);
+        Random random = new Random(42);
+        for (int i = 0; i < 10_000; i++) {
+            for (String t : List.of("a", "b", "c", "d")) s.add(new FairScheduler.Item<>(t, 0.5 + random.nextDouble() * 19.5, i));
+        }
+
+        Map<String, Double> service = new HashMap<>();
+        for (int i = 0; i < 10_000; i++) {
+            FairScheduler.Item<Integer> item = s.poll();
+            service.merge(item.tenant(), item.cost(), Double::sum);
+        }
+
+        double total = service.values().stream().mapToDouble(Double::doubleValue).sum();
+        double totalWeight = 8;
+        for (String t : weights.keySet()) {
+            double expected = weights.get(t) / totalWeight;
+            double actual = service.getOrDefault(t, 0.0) / total;
+            assertThat(actual).as("share of %s (weight %s): %.4f, expected %.4f", t, weights.get(t), actual, expected)
+                    .isCloseTo(expected, org.assertj.core.data.Percentage.withPercentage(5));
+        }
+        assertThat(jainsIndex(service, weights)).isGreaterThan(0.99);
+    }
+
+    @Test
+    void sharesHoldInEveryWindowNotJustOnAverage() {
+        Map<String, Double> weights = Map.of("a", 1.0, "b", 1.0, "c", 2.0, "d", 4.0);
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, weights::get);
+        Random random = new Random(7);
+        for (int i = 0; i < 10_000; i++) {
+            for (String t : List.of("a", "b", "c", "d")) s.add(new FairScheduler.Item<>(t, 0.5 + random.nextDouble() * 19.5, i));
+        }
+
+        for (int window = 0; window < 10; window++) {
+            Map<String, Double> service = new HashMap<>();
+            for (int i = 0; i < 1_000; i++) {
+                FairScheduler.Item<Integer> item = s.poll();
+                service.merge(item.tenant(), item.cost(), Double::sum);
+            }
+            double total = service.values().stream().mapToDouble(Double::doubleValue).sum();
+            for (String t : weights.keySet()) {
+                double expected = weights.get(t) / 8;
+                assertThat(service.getOrDefault(t, 0.0) / total).as("window %d, tenant %s", window, t)
+                        .isCloseTo(expected, org.assertj.core.data.Percentage.withPercentage(10));
+            }
+        }
+    }
+
+    /**
+     * Q1 (scenarios/queue.md): tenant A floods 1,000 jobs, then tenant B submits one; B's job must
+     * start within one scheduling round, i.e. at most as many dispatches as there are active tenants.
+     * Jobs cost 2 units (a 1 MP image, resize + encode), the cheapest common job.
+     */
+    @Test
+    void newTenantsJobIsDispatchedWithinOneDispatchPerActiveTenant() {
+        List<Integer> waits = new ArrayList<>();
+        // B may arrive at any point of A's turn: after 0, 1, 2... of A's jobs were dispatched.
+        for (int dispatchedBefore = 0; dispatchedBefore < 12; dispatchedBefore++) {
+            FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+            for (int i = 0; i < 1_000; i++) s.add(new FairScheduler.Item<>("a", 2.0, "a" + i));
+            for (int i = 0; i < dispatchedBefore; i++) assertThat(s.poll().tenant()).isEqualTo("a");
+
+            s.add(new FairScheduler.Item<>("b", 2.0, "b0"));
+            int dispatches = 0;
+            FairScheduler.Item<String> item;
+            do {
+                item = s.poll();
+                dispatches++;
+            } while (!item.tenant().equals("b"));
+            waits.add(dispatches);
+        }
+
+        int activeTenants = 2;
+        assertThat(waits).as("dispatches until B's job, for B arriving after 0..11 of A's").allSatisfy(w -> assertThat(w).isLessThanOrEqualTo(activeTenants));
+    }
+
+    @Test
+    void newTenantIsServedBeforeAFloodingTenantFinishesItsQueue() {
+        // The weaker, round-based form of Q1 that DRR guarantees: B's job comes within one round of A,
+        // at most quantum x weight / cost of A's jobs.
+        FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        for (int i = 0; i < 1_000; i++) s.add(new FairScheduler.Item<>("a", 2.0, "a" + i));
+        s.poll();
+        s.add(new FairScheduler.Item<>("b", 2.0, "b0"));
+
+        int dispatches = 0;
+        while (!s.poll().tenant().equals("b")) dispatches++;
+
+        assertThat(dispatches).isLessThanOrEqualTo((int) (QUANTUM / 2.0));
+    }
+
+    @Test
+    void eachTenantsJobsKeepTheirOrder() {
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, t -> t.equals("a") ? 1.0 : 3.0);
+        Random random = new Random(1);
+        for (int i = 0; i < 200; i++) {
+            s.add(new FairScheduler.Item<>("a", 1 + random.nextInt(15), i));
+            s.add(new FairScheduler.Item<>("b", 1 + random.nextInt(15), i));
+        }
+
+        Map<String, Integer> last = new HashMap<>(Map.of("a", -1, "b", -1));
+        for (FairScheduler.Item<Integer> item; (item = s.poll()) != null; ) {
+            assertThat(item.payload()).isGreaterThan(last.get(item.tenant()));
+            last.put(item.tenant(), item.payload());
+        }
+        assertThat(last).containsEntry("a", 199).containsEntry("b", 199);
+    }
+
+    @Test
+    void jobCostlierThanAQuantumIsNotStarved() {
+        FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        s.add(new FairScheduler.Item<>("big", 95.0, "huge job"));
+        for (int i = 0; i < 100; i++) s.add(new FairScheduler.Item<>("small", 5.0, "s" + i));
+
+        int dispatches = 0;
+        FairScheduler.Item<String> item;
+        do {
+            item = s.poll();
+            dispatches++;
+        } while (!item.tenant().equals("big"));
+
+        // 95 units need 10 rounds of credit; meanwhile "small" gets its 10 units (2 jobs) per round.
+        assertThat(dispatches).isBetween(10, 25);
+    }
+
+    @Test
+    void removeIfDropsMatchingJobsAcrossTenantsAndKeepsSizeRight() {
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        for (int i = 0; i < 10; i++) {
+            s.add(new FairScheduler.Item<>("a", 1, i));
+            s.add(new FairScheduler.Item<>("b", 1, 100 + i));
+        }
+        s.add(new FairScheduler.Item<>("c", 1, 7)); // c has only a matching job
+
+        int removed = s.removeIf(p -> p % 10 >= 5 || p == 7);
+
+        // a loses 5,6,7,8,9; b loses 105..109; c loses its only job
+        assertThat(removed).isEqualTo(11);
+        assertThat(s.size()).isEqualTo(10);
+        List<Integer> left = drain(s);
+        assertThat(left).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 100, 101, 102, 103, 104);
+        assertThat(s.size()).isZero();
+        assertThat(s.poll()).isNull();
+    }
+
+    @Test
+    void removeIfOfEverythingLeavesAWorkingEmptyScheduler() throws InterruptedException {
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        for (int i = 0; i < 5; i++) s.add(new FairScheduler.Item<>("a", 1, i));
+        s.poll(); // a is mid-turn with credit left
+
+        assertThat(s.removeIf(p -> true)).isEqualTo(4);
+        assertThat(s.size()).isZero();
+        assertThat(s.poll()).isNull();
+        assertThat(s.take(1, TimeUnit.MILLISECONDS)).isNull();
+
+        s.add(new FairScheduler.Item<>("b", 1, 42));
+        assertThat(s.size()).isEqualTo(1);
+        assertThat(s.poll().payload()).isEqualTo(42);
+    }
+
+    @Test
+    void removeIfMatchingNothingChangesNothing() {
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        for (int i = 0; i < 5; i++) s.add(new FairScheduler.Item<>("a", 1, i));
+
+        assertThat(s.removeIf(p -> p > 100)).isZero();
+        assertThat(s.size()).isEqualTo(5);
+        assertThat(drain(s)).containsExactly(0, 1, 2, 3, 4);
+    }
+
+    @Test
+    void emptiedTenantKeepsNoCredit() {
+        // a dispatches one 1-unit job out of a 10-unit credit and goes idle. Had it kept the 9 left,
+        // its next turn would be 19 units instead of 10.
+        FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        s.add(new FairScheduler.Item<>("a", 1.0, "a-alone"));
+        assertThat(s.poll().payload()).isEqualTo("a-alone");
+
+        for (int i = 0; i < 30; i++) s.add(new FairScheduler.Item<>("a", 1.0, "a" + i));
+        for (int i = 0; i < 30; i++) s.add(new FairScheduler.Item<>("b", 1.0, "b" + i));
+
+        List<String> firstTurn = new ArrayList<>();
+        for (FairScheduler.Item<String> item = s.poll(); item.tenant().equals("a"); item = s.poll()) firstTurn.add(item.payload());
+        assertThat(firstTurn).hasSize(10);
+    }
+
+    @Test
+    void tenantEmptiedByRemoveIfKeepsNoCreditEither() {
+        FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        for (int i = 0; i < 3; i++) s.add(new FairScheduler.Item<>("a", 1.0, "old" + i));
+        s.poll(); // a credited 10, 9 left
+        s.removeIf(p -> p.startsWith("old"));
+
+        for (int i = 0; i < 30; i++) s.add(new FairScheduler.Item<>("a", 1.0, "a" + i));
+        for (int i = 0; i < 30; i++) s.add(new FairScheduler.Item<>("b", 1.0, "b" + i));
+
+        int aFirst = 0;
+        while (s.poll().tenant().equals("a")) aFirst++;
+        assertThat(aFirst).isEqualTo(10);
+    }
+
+    @Test
+    void weightChangeAppliesFromTheNextRound() {
+        Map<String, Double> weights = new HashMap<>(Map.of("a", 1.0, "b", 1.0));
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, weights::get);
+        for (int i = 0; i < 1_000; i++) {
+            s.add(new FairScheduler.Item<>("a", 1.0, i));
+            s.add(new FairScheduler.Item<>("b", 1.0, i));
+        }
+        for (int i = 0; i < 100; i++) s.poll();
+
+        weights.put("b", 3.0);
+        Map<String, Integer> count = new HashMap<>();
+        for (int i = 0; i < 800; i++) count.merge(s.poll().tenant(), 1, Integer::sum);
+
+        assertThat((double) count.get("b") / count.get("a")).isCloseTo(3.0, org.assertj.core.data.Offset.offset(0.2));
+    }
+
+    @Test
+    void takeReturnsNullAfterTheTimeoutWhenNothingIsQueued() throws InterruptedException {
+        FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+
+        long start = System.nanoTime();
+        FairScheduler.Item<String> item = s.take(30, TimeUnit.MILLISECONDS);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertThat(item).isNull();
+        assertThat(waitedMs).isGreaterThanOrEqualTo(25);
+        assertThat(s.take(0, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(s.poll()).isNull();
+    }
+
+    @Test
+    void takeWakesUpWhenAJobArrives() throws Exception {
+        FairScheduler<String> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+
+        CompletableFuture<FairScheduler.Item<String>> taken = CompletableFuture.supplyAsync(() -> {
+            try {
+                return s.take(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(20);
+        long start = System.nanoTime();
+        s.add(new FairScheduler.Item<>("a", 1.0, "job"));
+
+        assertThat(taken.get(4, TimeUnit.SECONDS).payload()).isEqualTo("job");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("woken by add, not by the 5 s timeout").isLessThan(4_000);
+        assertThat(s.size()).isZero();
+    }
+
+    @Test
+    void concurrentProducersAndConsumersLoseAndDuplicateNothing() throws Exception {
+        FairScheduler<Integer> s = new FairScheduler<>(QUANTUM, t -> 1.0);
+        int perProducer = 5_000;
+        List<CompletableFuture<Void>> producers = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            int base = p * perProducer;
+            String tenant = "t" + p;
+            producers.add(CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < perProducer; i++) s.add(new FairScheduler.Item<>(tenant, 1 + (i % 7), base + i));
+            }));
+        }
+        java.util.concurrent.ConcurrentLinkedQueue<Integer> got = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicBoolean producersDone = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> consumers = new ArrayList<>();
+        for (int c = 0; c < 3; c++) {
+            Thread t = new Thread(() -> {
+                try {
+                    while (true) {
+                        FairScheduler.Item<Integer> item = s.take(20, TimeUnit.MILLISECONDS);
+                        if (item != null) got.add(item.payload());
+                        else if (producersDone.get() && s.size() == 0) return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            t.start();
+            consumers.add(t);
+        }
+        CompletableFuture.allOf(producers.toArray(CompletableFuture[]::new)).get(8, TimeUnit.SECONDS);
+        producersDone.set(true);
+        for (Thread t : consumers) t.join(8_000);
+
+        assertThat(got).hasSize(4 * perProducer);
+        assertThat(new java.util.HashSet<>(got)).hasSize(4 * perProducer);
+        assertThat(s.size()).isZero();
+    }
+
+    @Test
+    void quantumMustBePositive() {
+        assertThatThrownBy(() -> new FairScheduler<String>(0, t -> 1.0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new FairScheduler<String>(Double.NaN, t -> 1.0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static <T> List<T> drain(FairScheduler<T> s) {
+        List<T> out = new ArrayList<>();
+        for (FairScheduler.Item<T> item; (item = s.poll()) != null; ) out.add(item.payload());
+        return out;
+    }
+
+    /** Jain's fairness index over weight-normalised service: 1 when perfectly proportional. */
+    private static double jainsIndex(Map<String, Double> service, Map<String, Double> weights) {
+        double sum = 0, sumSq = 0;
+        for (String t : weights.keySet()) {
+            double x = service.getOrDefault(t, 0.0) / weights.get(t);
+            sum += x;
+            sumSq += x * x;
+        }
+        return sum * sum / (weights.size() * sumSq);
+    }
+}
