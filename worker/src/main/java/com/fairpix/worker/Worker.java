@@ -22,7 +22,13 @@ import java.util.concurrent.TimeUnit;
 import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
+import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.schedule.FairScheduler;
+import com.fairpix.worker.schedule.FairnessMeter;
+import com.fairpix.worker.schedule.FifoScheduler;
+import com.fairpix.worker.schedule.JobScheduler;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import com.fairpix.worker.store.ResultWriter;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.Gauge;
@@ -90,14 +96,15 @@ public final class Worker implements AutoCloseable {
         ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS));
         ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
-                new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
+                new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
                 config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
                 // The job's concurrency lease (admission control) is a member of this sorted set.
                 (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
 
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
-        FairScheduler<JobConsumer.Delivery> scheduler = new FairScheduler<>(config.integer(Setting.SCHEDULER_QUANTUM),
-                tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0));
+        java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);
+        JobScheduler<JobConsumer.Delivery> scheduler = config.get(Setting.WORKER_SCHEDULER).equals("fifo") ? new FifoScheduler<>()
+                : new FairScheduler<>(weights, tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE));
         HeldJobs heldJobs = new HeldJobs(redis, producer, clientId);
         java.util.function.Predicate<String> held = tenant -> lookup(directory, tenant).map(t -> t.state() == TenantState.SUSPENDED).orElse(false);
         ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-held").unstarted(r));
@@ -115,12 +122,20 @@ public final class Worker implements AutoCloseable {
             }
         }, 5, 5, TimeUnit.SECONDS);
         int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
-        JobConsumer consumer = new JobConsumer(
-                KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100),
-                // Compile fix for main's WIP commit 55ec23e (its JobConsumer takes a listener and a
-                // per-partition buffer); the worker's own change supersedes this.
-                Topics.jobs(pool), scheduler, runner, events, held, heldJobs, (tenant, cost, seconds) -> {},
-                threads, config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_BUFFERED_JOBS));
+        TenantTags tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
+        FairnessMeter fairness = new FairnessMeter(weights);
+        JobConsumer.Listener listener = (tenant, cost, seconds) -> {
+            fairness.served(tenant, cost);
+            registry.counter(MetricNames.TENANT_SERVICE, "pool", pool, "tenant", tenantTags.tag(tenant)).increment(cost);
+        };
+        housekeeping.scheduleAtFixedRate(() -> fairness.sample(scheduler.backlogged()), 1, 1, TimeUnit.SECONDS);
+        housekeeping.scheduleAtFixedRate(fairness::closeWindow, 60, 60, TimeUnit.SECONDS);
+        Gauge.builder(MetricNames.FAIRNESS_INDEX, fairness::lastIndex).tag("pool", pool)
+                .description("Jain's index over backlogged tenants' weight-normalised service in the last 60 s window").register(registry);
+        Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
+        consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, config.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS));
+        JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), scheduler, runner, events, held, heldJobs, listener,
+                threads, config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_PARTITION_BUFFER));
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).register(registry);
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         consumer.start();

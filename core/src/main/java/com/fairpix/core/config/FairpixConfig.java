@@ -79,13 +79,15 @@ public final class FairpixConfig {
     private void validate() {
         for (Setting s : List.of(Setting.JOB_PARTITIONS, Setting.INGEST_PORT, Setting.WORKER_PORT,
                 Setting.WORKER_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
-                Setting.SCHEDULER_QUANTUM, Setting.METRICS_TENANT_LABELS)) {
+                Setting.WORKER_PARTITION_BUFFER, Setting.WORKER_MAX_POLL_INTERVAL_MS, Setting.METRICS_TENANT_LABELS)) {
             int v = integer(s);
             if (v < 0) throw new IllegalArgumentException(s.env() + " must be >= 0, got " + v);
         }
         if (longValue(Setting.MAX_UPLOAD_BYTES) <= 0) throw new IllegalArgumentException(Setting.MAX_UPLOAD_BYTES.env() + " must be > 0");
         if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
-        if (integer(Setting.SCHEDULER_QUANTUM) < 1) throw new IllegalArgumentException(Setting.SCHEDULER_QUANTUM.env() + " must be >= 1");
+        if (integer(Setting.WORKER_PARTITION_BUFFER) < 1) throw new IllegalArgumentException(Setting.WORKER_PARTITION_BUFFER.env() + " must be >= 1");
+        String scheduler = get(Setting.WORKER_SCHEDULER);
+        if (!scheduler.equals("fair") && !scheduler.equals("fifo")) throw new IllegalArgumentException(Setting.WORKER_SCHEDULER.env() + " must be fair or fifo, got " + scheduler);
         if (integer(Setting.WORKER_MAX_ATTEMPTS) < 1) throw new IllegalArgumentException(Setting.WORKER_MAX_ATTEMPTS.env() + " must be >= 1");
         if (longValue(Setting.JOB_RETENTION_SECONDS) <= 0) throw new IllegalArgumentException(Setting.JOB_RETENTION_SECONDS.env() + " must be > 0");
         String pool = get(Setting.WORKER_POOL);

@@ -25,7 +25,6 @@ public enum Setting {
     WORKER_MAX_ATTEMPTS("worker.max-attempts", "3", "attempts for a job failing transiently before it is dead-lettered"),
     WORKER_BUFFERED_JOBS("worker.buffered-jobs", "256", "jobs a worker buffers in memory before pausing consumption (backpressure)"),
     WORKER_MAX_PIXELS("worker.max-pixels", "100000000", "largest source a worker decodes, pixels (the tenant's maxPixels is checked at ingest)"),
-    SCHEDULER_QUANTUM("worker.scheduler-quantum", "10", "deficit round robin quantum per unit of weight, in cost units (megapixels x operations)"),
     ADMISSION_FARM_CAPACITY("admission.farm-capacity", "0", "farm capacity C in tokens/s shared by all tenants; the part of it no tenant's guarantee (rate) uses is lent to tenants up to their ceiling; 0 turns borrowing off"),
     ADMISSION_POOL_BURST("admission.pool-burst", "0", "size of the farm's borrowing pool in tokens; 0 = one second of farm capacity"),
     ADMISSION_CEILING_FACTOR("admission.ceiling-factor", "2", "a tenant's ceiling rate (guarantee + borrowing) as a multiple of its rate, capped at the farm capacity (HTB ceil)"),
@@ -36,6 +35,9 @@ public enum Setting {
     ADMISSION_NODES("admission.nodes", "1", "ingest nodes sharing the farm; the local fail-open budget of a tenant is its rate and burst divided by this"),
     ADMISSION_SHADOW("admission.shadow", "", "policies decided and counted but never enforced, comma-separated: rate, daily-quota, concurrency"),
     ADMISSION_DAY_OFFSET_SECONDS("admission.day-offset-seconds", "0", "start of the daily-quota day after 00:00 UTC, seconds (0 = UTC midnight)"),
+    WORKER_SCHEDULER("worker.scheduler", "fair", "dispatch order across tenants: fair (start-time fair queueing by cost and weight) or fifo (baseline)"),
+    WORKER_PARTITION_BUFFER("worker.partition-buffer", "32", "jobs a worker buffers from one partition before pausing that partition"),
+    WORKER_MAX_POLL_INTERVAL_MS("worker.max-poll-interval-ms", "300000", "Kafka max.poll.interval.ms; the poll loop never waits on processing, so long jobs do not hit it"),
     METRICS_TENANT_LABELS("metrics.tenant-labels", "50", "tenants with their own 'tenant' label in /metrics (the most active ones); the rest are 'other'"),
     URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
 

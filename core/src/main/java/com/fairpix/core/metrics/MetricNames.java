@@ -12,6 +12,9 @@ public final class MetricNames {
     public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
     public static final String JOBS_RUNNING = "fairpix.jobs.running";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
+    /** Cost units (megapixels x operations) of work a worker did for a tenant. */
+    public static final String TENANT_SERVICE = "fairpix.tenant.service.cost";
+    public static final String FAIRNESS_INDEX = "fairpix.scheduler.fairness.index";
 
     /** Tokens admitted (cost units), by tenant. Counter. */
     public static final String QUOTA_CONSUMED = "fairpix.quota.consumed";

@@ -92,8 +92,8 @@ class FairpixConfigTest {
     void outOfRangeValuesAreRefused() {
         assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_WORKER_THREADS", "-1"), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WORKER_THREADS");
-        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_SCHEDULER_QUANTUM", "0"), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_SCHEDULER_QUANTUM");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_WORKER_PARTITION_BUFFER", "0"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WORKER_PARTITION_BUFFER");
         assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_MAX_UPLOAD_BYTES", "0"), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_MAX_UPLOAD_BYTES");
         assertThatThrownBy(() -> FairpixConfig.load(Map.of(), Map.of(Setting.WORKER_POOL, "tpu")))

@@ -255,7 +255,13 @@ public final class JobConsumer implements AutoCloseable {
             return;
         }
         buffered(delivery);
-        scheduler.add(new JobScheduler.Item<>(message.tenant(), Math.max(0.01, message.cost()), delivery));
+        scheduler.add(new JobScheduler.Item<>(message.tenant(), cost(message), delivery));
+    }
+
+    /** The message's cost estimate, bounded: a bad value must not stall or skew the scheduler. */
+    private static double cost(JobMessage m) {
+        double c = m.cost();
+        return Double.isFinite(c) ? Math.min(1e6, Math.max(0.01, c)) : 1.0;
     }
 
     private void buffered(Delivery d) {
@@ -289,7 +295,7 @@ public final class JobConsumer implements AutoCloseable {
                 offsets.done(d.partition(), d.offset());
             } else {
                 buffered(d);
-                scheduler.add(new JobScheduler.Item<>(d.message().tenant(), Math.max(0.01, d.message().cost()), d));
+                scheduler.add(new JobScheduler.Item<>(d.message().tenant(), cost(d.message()), d));
             }
         }
     }
@@ -306,7 +312,7 @@ public final class JobConsumer implements AutoCloseable {
             if (consumer.assignment().contains(tp)) {
                 log.info("job at {}@{} will be redelivered", tp, offset);
                 for (Delivery d : scheduler.drainIf(d -> d.partition().equals(tp) && d.offset() > offset)) unbuffered(d);
-                offsets.forget(List.of(tp));
+                offsets.forgetFrom(tp, offset);
                 consumer.seek(tp, offset);
             }
         }

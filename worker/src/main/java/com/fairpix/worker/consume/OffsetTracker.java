@@ -45,6 +45,15 @@ public final class OffsetTracker {
         return out;
     }
 
+    /**
+     * Stops tracking offsets from {@code offset} on (they will be polled again after a seek); earlier
+     * offsets, still running or buffered, stay tracked so no commit can pass them.
+     */
+    public void forgetFrom(TopicPartition tp, long offset) {
+        TreeMap<Long, Boolean> offsets = pending.get(tp);
+        if (offsets != null) offsets.tailMap(offset, true).clear();
+    }
+
     public void forget(java.util.Collection<TopicPartition> partitions) {
         partitions.forEach(pending::remove);
     }

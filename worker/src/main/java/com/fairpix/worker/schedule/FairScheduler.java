@@ -16,17 +16,22 @@ import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
 
 /**
- * Weighted fair dispatch across tenants by deficit round robin (M. Shreedhar and G. Varghese,
- * "Efficient Fair Queueing Using Deficit Round Robin", SIGCOMM 1995), in cost units rather than
- * bytes: each backlogged tenant gets {@code quantum × weight} cost units of credit per round and
- * dispatches its jobs while their cost fits its credit. A tenant with a flood of queued jobs thus
- * gets its share per round, never the whole worker, and a newly active tenant is served within one
- * round (Q1).
+ * Weighted fair dispatch across tenants by start-time fair queueing (P. Goyal, H. M. Vin and
+ * H. Cheng, "Start-time Fair Queuing: A Scheduling Algorithm for Integrated Services Packet
+ * Switching Networks", SIGCOMM 1996), in cost units (megapixels × operations) rather than bits.
  *
- * <p>Two additions to plain DRR: a tenant at its running cap is passed over (without credit) until
- * one of its jobs finishes, and {@link #finished} charges the difference between a job's measured
- * and estimated cost to the tenant's credit, so estimates that are systematically low for one
- * tenant do not buy it extra service.
+ * <p>Each job gets a start tag {@code S = max(v, F_prev)} and a finish tag
+ * {@code F = S + cost / weight}, where {@code F_prev} is the finish tag of the tenant's previous job
+ * and {@code v}, the virtual time, is the start tag of the job most recently dispatched. The job with
+ * the smallest start tag goes next. Backlogged tenants therefore receive service in proportion to
+ * their weights (Q10), and a tenant that was idle starts at the current virtual time: its first job
+ * is dispatched next, whatever backlog another tenant has (Q1) — unlike deficit round robin, which
+ * lets the current tenant spend its whole quantum first.
+ *
+ * <p>Two additions: a tenant at its running cap is passed over until one of its jobs finishes
+ * (Q2), and {@link #finished} moves the tenant's finish tag by the difference between the job's
+ * measured and estimated cost, so estimates that are systematically low for one tenant do not buy
+ * it extra service. Thread-safe: the poll loop adds, processing threads take.
  *
  * @param <T> the job payload
  */
@@ -35,47 +40,52 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     private static final class TenantQueue<T> {
         final String tenant;
         final Deque<Item<T>> items = new ArrayDeque<>();
-        double deficit;
-        boolean creditedThisTurn;
+        double headStart;
 
         TenantQueue(String tenant) {
             this.tenant = tenant;
         }
     }
 
-    private final double quantum;
     private final ToDoubleFunction<String> weights;
     private final ToIntFunction<String> runningCaps;
+    /** Tenants with queued jobs, in the order they became backlogged (ties go to the earlier one). */
+    private final List<TenantQueue<T>> active = new ArrayList<>();
     private final Map<String, TenantQueue<T>> queues = new HashMap<>();
+    /** Finish tag of each tenant's last dispatched job, kept only while it is ahead of the virtual time. */
+    private final Map<String, Double> lastFinish = new HashMap<>();
     private final Map<String, Integer> running = new HashMap<>();
-    private final Deque<TenantQueue<T>> active = new ArrayDeque<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    private double virtualTime;
     private int size;
 
     /** Without running caps. */
-    public FairScheduler(double quantum, ToDoubleFunction<String> weights) {
-        this(quantum, weights, tenant -> Integer.MAX_VALUE);
+    public FairScheduler(ToDoubleFunction<String> weights) {
+        this(weights, tenant -> Integer.MAX_VALUE);
     }
 
     /**
-     * @param quantum     credit per round per unit of weight, cost units (> 0)
-     * @param weights     tenant id → weight (> 0); read at each turn, so weight changes apply at once
+     * @param weights     tenant id → weight (> 0); read at each dispatch, so weight changes apply at once
      * @param runningCaps tenant id → jobs of the tenant that may run at once on this worker
      */
-    public FairScheduler(double quantum, ToDoubleFunction<String> weights, ToIntFunction<String> runningCaps) {
-        if (!(quantum > 0)) throw new IllegalArgumentException("quantum must be > 0");
-        this.quantum = quantum;
+    public FairScheduler(ToDoubleFunction<String> weights, ToIntFunction<String> runningCaps) {
         this.weights = weights;
         this.runningCaps = runningCaps;
     }
 
     @Override
     public void add(Item<T> item) {
+        if (!(item.cost() >= 0) || Double.isInfinite(item.cost())) throw new IllegalArgumentException("cost must be finite and >= 0, got " + item.cost());
         lock.lock();
         try {
-            TenantQueue<T> q = queues.computeIfAbsent(item.tenant(), TenantQueue::new);
-            if (q.items.isEmpty()) active.addLast(q);
+            TenantQueue<T> q = queues.get(item.tenant());
+            if (q == null) {
+                q = new TenantQueue<>(item.tenant());
+                q.headStart = Math.max(virtualTime, lastFinish.getOrDefault(item.tenant(), 0.0));
+                queues.put(item.tenant(), q);
+                active.add(q);
+            }
             q.items.addLast(item);
             size++;
             changed.signal();
@@ -110,55 +120,56 @@ public final class FairScheduler<T> implements JobScheduler<T> {
         }
     }
 
+    private Item<T> next() {
+        TenantQueue<T> best = null;
+        for (TenantQueue<T> q : active) {
+            if (running.getOrDefault(q.tenant, 0) >= Math.max(1, runningCaps.applyAsInt(q.tenant))) continue;
+            if (best == null || q.headStart < best.headStart) best = q;
+        }
+        if (best == null) return null;
+        Item<T> item = best.items.pollFirst();
+        size--;
+        running.merge(best.tenant, 1, Integer::sum);
+        virtualTime = Math.max(virtualTime, best.headStart);
+        double finish = best.headStart + item.cost() / weight(best.tenant);
+        lastFinish.put(best.tenant, finish);
+        if (best.items.isEmpty()) {
+            active.remove(best);
+            queues.remove(best.tenant);
+        } else {
+            best.headStart = finish;
+        }
+        pruneFinishTags();
+        return item;
+    }
+
+    private double weight(String tenant) {
+        double w = weights.applyAsDouble(tenant);
+        return w > 0 && !Double.isInfinite(w) ? w : 1.0;
+    }
+
+    /** Drops finish tags at or behind the virtual time: such a tenant starts at v anyway. */
+    private void pruneFinishTags() {
+        if (lastFinish.size() > 2 * (queues.size() + running.size()) + 64) {
+            lastFinish.entrySet().removeIf(e -> e.getValue() <= virtualTime && !queues.containsKey(e.getKey()));
+        }
+    }
+
     @Override
     public void finished(String tenant, double costCorrection) {
         lock.lock();
         try {
             running.computeIfPresent(tenant, (t, n) -> n <= 1 ? null : n - 1);
-            TenantQueue<T> q = queues.get(tenant);
-            if (q != null) q.deficit -= costCorrection;
+            if (costCorrection != 0 && Double.isFinite(costCorrection)) {
+                double shift = costCorrection / weight(tenant);
+                lastFinish.computeIfPresent(tenant, (t, f) -> f + shift);
+                TenantQueue<T> q = queues.get(tenant);
+                if (q != null) q.headStart = Math.max(virtualTime, q.headStart + shift);
+            }
             changed.signalAll();
         } finally {
             lock.unlock();
         }
-    }
-
-    private Item<T> next() {
-        int passedOver = 0;
-        while (size > 0 && passedOver < active.size()) {
-            TenantQueue<T> q = active.peekFirst();
-            if (running.getOrDefault(q.tenant, 0) >= Math.max(1, runningCaps.applyAsInt(q.tenant))) {
-                // At its cap: skip this turn without credit, so it cannot hoard credit while blocked.
-                q.creditedThisTurn = false;
-                active.addLast(active.pollFirst());
-                passedOver++;
-                continue;
-            }
-            passedOver = 0;
-            if (!q.creditedThisTurn) {
-                q.deficit += quantum * Math.max(1e-6, weights.applyAsDouble(q.tenant));
-                q.creditedThisTurn = true;
-            }
-            Item<T> head = q.items.peekFirst();
-            if (head.cost() <= q.deficit) {
-                q.items.pollFirst();
-                q.deficit -= head.cost();
-                size--;
-                running.merge(q.tenant, 1, Integer::sum);
-                if (q.items.isEmpty()) {
-                    // An idle tenant keeps no credit: DRR resets the deficit of an emptied queue.
-                    q.deficit = 0;
-                    q.creditedThisTurn = false;
-                    active.pollFirst();
-                    queues.remove(q.tenant);
-                }
-                return head;
-            }
-            // Turn over: the head does not fit the remaining credit; move to the back with it.
-            q.creditedThisTurn = false;
-            active.addLast(active.pollFirst());
-        }
-        return null;
     }
 
     @Override
