@@ -58,6 +58,63 @@ final class Farm {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    /** A tenant id whose jobs land on {@code partition} of a job topic (Kafka's default partitioner: murmur2 of the key). */
+    static String tenantOnPartition(String prefix, int partition, int partitions) {
+        for (int i = 0; ; i++) {
+            String id = prefix + "-" + UUID.randomUUID().toString().substring(0, 6) + i;
+            if (partitionOf(id, partitions) == partition) return id;
+        }
+    }
+
+    static int partitionOf(String tenant, int partitions) {
+        return org.apache.kafka.common.utils.Utils.toPositive(
+                org.apache.kafka.common.utils.Utils.murmur2(tenant.getBytes(StandardCharsets.UTF_8))) % partitions;
+    }
+
+    /** A small real JPEG (noise and gradients), {@code width} x {@code height}, made with OpenCV. */
+    static byte[] smallJpeg(int width, int height, int seed) {
+        com.fairpix.worker.process.OpenCv.ensureLoaded();
+        org.opencv.core.Mat m = new org.opencv.core.Mat(height, width, org.opencv.core.CvType.CV_8UC3);
+        org.opencv.core.Core.randu(m, 0, 255);
+        org.opencv.imgproc.Imgproc.circle(m, new org.opencv.core.Point(width / 2.0, height / 2.0), Math.min(width, height) / 3,
+                new org.opencv.core.Scalar(seed % 255, 128, 255 - seed % 255), -1);
+        org.opencv.core.MatOfByte out = new org.opencv.core.MatOfByte();
+        org.opencv.imgcodecs.Imgcodecs.imencode(".jpg", m, out);
+        byte[] bytes = out.toArray();
+        m.release();
+        out.release();
+        return bytes;
+    }
+
+    /** Every record of {@code topic} from the beginning whose key is one of {@code tenants}, as JSON values. */
+    static java.util.List<JsonNode> readTopic(FairpixConfig config, String topic, java.util.Set<String> tenants) {
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", config.get(Setting.KAFKA_BOOTSTRAP));
+        p.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        p.put("value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+        java.util.List<JsonNode> out = new java.util.ArrayList<>();
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]>(p)) {
+            var partitions = consumer.partitionsFor(topic).stream()
+                    .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            var end = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.key() != null && tenants.contains(r.key())) {
+                        try {
+                            out.add(Json.mapper().readTree(r.value()));
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     /** Minimal HTTP client over one ingest-api. */
     static final class Client {
         private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -162,6 +162,11 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /** Partition numbers of the pool's topic this worker owns now. */
+    public java.util.Set<Integer> partitions() {
+        return consumer.owned().stream().map(org.apache.kafka.common.TopicPartition::partition).collect(java.util.stream.Collectors.toSet());
+    }
+
     public int httpPort() {
         return http == null ? -1 : http.port();
     }

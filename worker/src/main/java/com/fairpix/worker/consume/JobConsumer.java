@@ -118,6 +118,11 @@ public final class JobConsumer implements AutoCloseable {
         return healthy && !stopping;
     }
 
+    /** Partitions this worker owns now. */
+    public Set<TopicPartition> owned() {
+        return Set.copyOf(owned);
+    }
+
     public int buffered() {
         return scheduler.size();
     }
