@@ -167,6 +167,13 @@ public final class Worker implements AutoCloseable {
         return consumer.owned().stream().map(org.apache.kafka.common.TopicPartition::partition).collect(java.util.stream.Collectors.toSet());
     }
 
+    /** Partition number → when it was last taken from this worker (epoch ms). */
+    public java.util.Map<Integer, Long> lastRevoked() {
+        java.util.Map<Integer, Long> out = new java.util.HashMap<>();
+        consumer.lastRevoked().forEach((tp, t) -> out.put(tp.partition(), t));
+        return out;
+    }
+
     public int httpPort() {
         return http == null ? -1 : http.port();
     }

@@ -74,6 +74,7 @@ public final class JobConsumer implements AutoCloseable {
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
     private final Map<TopicPartition, AtomicInteger> bufferedPerPartition = new ConcurrentHashMap<>();
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
+    private final Map<TopicPartition, Long> lastRevokedMillis = new ConcurrentHashMap<>();
     private final AtomicInteger running = new AtomicInteger();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-retry").unstarted(r));
@@ -121,6 +122,11 @@ public final class JobConsumer implements AutoCloseable {
     /** Partitions this worker owns now. */
     public Set<TopicPartition> owned() {
         return Set.copyOf(owned);
+    }
+
+    /** When each partition was last taken from this worker (epoch ms); absent if never. */
+    public Map<TopicPartition, Long> lastRevoked() {
+        return Map.copyOf(lastRevokedMillis);
     }
 
     public int buffered() {
@@ -352,6 +358,8 @@ public final class JobConsumer implements AutoCloseable {
         private void handOver(Collection<TopicPartition> partitions, boolean commit) {
             Set<TopicPartition> gone = new HashSet<>(partitions);
             owned.removeAll(gone);
+            long now = System.currentTimeMillis();
+            gone.forEach(tp -> lastRevokedMillis.put(tp, now));
             List<Delivery> dropped = scheduler.drainIf(d -> gone.contains(d.partition()));
             dropped.forEach(JobConsumer.this::unbuffered);
             applyCompletions();
