@@ -8,6 +8,7 @@ import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.kafka.Topics;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.redis.Redis;
+import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.Tenant;
@@ -100,7 +101,9 @@ public final class Worker implements AutoCloseable {
         ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
                 new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
-                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500));
+                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
+                // The job's concurrency lease (admission control) is a member of this sorted set.
+                (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
 
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);

@@ -30,4 +30,17 @@ public final class MetricNames {
     public static final String AUTOSCALER_INGEST_QPS = "fairpix.autoscaler.ingest.qps";
     /** Counter, per pool: signal readings that failed (the autoscaler held). */
     public static final String AUTOSCALER_FAILED_READINGS = "fairpix.autoscaler.failed.readings";
+
+    /** Tokens admitted (cost units), by tenant. Counter. */
+    public static final String QUOTA_CONSUMED = "fairpix.quota.consumed";
+    /** Tokens left in a tenant's guaranteed bucket after its last decision. Gauge. */
+    public static final String QUOTA_REMAINING = "fairpix.quota.remaining";
+    /** Enforced rejections, by tenant and reason (rate, daily-quota, concurrency, cost-exceeds-burst, backend). */
+    public static final String QUOTA_REJECTIONS = "fairpix.quota.rejections";
+    /** Tokens admitted above the tenant's guarantee, borrowed from the farm's pool. Counter. */
+    public static final String QUOTA_BORROWED = "fairpix.quota.borrowed";
+    /** Decisions a policy in shadow mode would have rejected (counted, not enforced), by reason. */
+    public static final String QUOTA_SHADOW_REJECTIONS = "fairpix.quota.shadow.rejections";
+    /** Decisions taken on the local per-node budget because Redis was unreachable (fail open). */
+    public static final String QUOTA_FALLBACK_DECISIONS = "fairpix.quota.fallback.decisions";
 }
