@@ -54,6 +54,7 @@ public final class OverloadGuard implements AutoCloseable {
     private volatile Set<Dependency> farmOpen = EnumSet.noneOf(Dependency.class);
     private volatile Map<String, Integer> farmShedding = Map.of();
     private volatile double level = 1.0;
+    private volatile boolean probing;
     private volatile int liveNodes = 1;
     private volatile NodeState lastPublished;
     private long lastPublishMillis;
@@ -137,7 +138,8 @@ public final class OverloadGuard implements AutoCloseable {
                     SHED_RETRY_AFTER_SECONDS);
         }
         double l = level;
-        if (l < 1.0) {
+        // Half-open here: the breaker itself lets only its probes through; the ramp starts after.
+        if (l < 1.0 && !probing) {
             int retry = (int) Math.max(1, Math.ceilDiv(config.rampStep().toMillis(), 1000));
             if (borrowed) throw shed("ramp", "The farm is recovering at " + percent(l) + " of its capacity; traffic above tenants' guarantees waits until the ramp ends.", retry);
             boolean fits = config.rampCapacity() > 0
@@ -222,6 +224,9 @@ public final class OverloadGuard implements AutoCloseable {
                         Math.round(config.rampStart() * 100), config.rampFactor(), config.rampStep().toMillis());
             }
             if (peerRampStart > rampStart.get()) rampStart.set(peerRampStart);
+            boolean halfOpen = false;
+            for (Dependency d : Dependency.values()) halfOpen |= breakers.get(d).getState() == CircuitBreaker.State.HALF_OPEN;
+            probing = halfOpen;
             farmOpen = open;
             farmShedding = Map.copyOf(shed);
             liveNodes = 1 + peers.size();
