@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             TenantsCommand.class,
             ScaleCommand.class,
             TopCommand.class,
+            StatusCommand.class,
             ConfigCommand.class,
             DemoCommand.class,
             CommandLine.HelpCommand.class

@@ -18,6 +18,13 @@ import com.fairpix.ingest.enqueue.JobSubmitter;
 import com.fairpix.ingest.http.AdminController;
 import com.fairpix.ingest.http.JobController;
 import com.fairpix.ingest.http.Routes;
+import com.fairpix.ingest.http.StatusController;
+import com.fairpix.ingest.overload.OverloadConfig;
+import com.fairpix.ingest.overload.OverloadGuard;
+import com.fairpix.core.resilience.BreakerSettings;
+import com.fairpix.core.resilience.Breakers;
+import com.fairpix.core.resilience.Dependency;
+import com.fairpix.core.resilience.GuardedObjectStore;
 import io.javalin.Javalin;
 import io.javalin.config.SizeUnit;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -39,9 +46,12 @@ public final class IngestApi implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final Javalin app;
     private final TenantDirectory directory;
+    private final OverloadGuard overload;
 
-    private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory) {
+    private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
+                      OverloadGuard overload) {
         this.directory = directory;
+        this.overload = overload;
         this.redis = redis;
         this.objects = objects;
         this.producer = producer;
@@ -71,7 +81,9 @@ public final class IngestApi implements AutoCloseable {
         Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
         com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
         Admission admission = Admissions.redis(redis, admissionConfig, registry, tenantTags, clock);
-        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig);
+        Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
+        ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
+        String host = config.get(Setting.BIND_HOST);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> "PONG".equals(redis.ping()));
@@ -83,15 +95,27 @@ public final class IngestApi implements AutoCloseable {
             c.jetty.multipartConfig.maxTotalRequestSize(maxUpload + 1024 * 1024, SizeUnit.BYTES);
             c.jetty.multipartConfig.maxInMemoryFileSize((int) Math.min(maxUpload, Integer.MAX_VALUE), SizeUnit.BYTES);
         });
-        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock, admission), new AdminController(auth, tenants, jobs));
-        app.start(config.get(Setting.BIND_HOST), config.integer(Setting.INGEST_PORT));
-        log.info("ingest-api listening on {}:{}", config.get(Setting.BIND_HOST), app.port());
-        return new IngestApi(redis, objects, producer, app, directory);
+        int port = config.integer(Setting.INGEST_PORT);
+        // Default node id host:port; with port 0 (tests) the port is not known yet, so a random suffix.
+        String defaultNode = host + ":" + (port != 0 ? Integer.toString(port) : "0-" + java.util.UUID.randomUUID().toString().substring(0, 6));
+        OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), breakers, redis,
+                Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock);
+        JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig, overload);
+        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission), new AdminController(auth, tenants, jobs),
+                new StatusController(auth, overload));
+        app.start(host, port);
+        log.info("ingest-api listening on {}:{}", host, app.port());
+        return new IngestApi(redis, objects, producer, app, directory, overload);
     }
 
     /** The port actually bound (useful with port 0). */
     public int port() {
         return app.port();
+    }
+
+    /** This node's overload protection (breakers, ramp, shedding). */
+    public OverloadGuard overload() {
+        return overload;
     }
 
     /** This node's tenant cache (tests and heap measurements). */
@@ -101,6 +125,7 @@ public final class IngestApi implements AutoCloseable {
 
     @Override
     public void close() {
+        overload.close();
         directory.close();
         app.stop();
         producer.close();

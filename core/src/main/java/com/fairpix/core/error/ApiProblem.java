@@ -93,4 +93,16 @@ public class ApiProblem extends RuntimeException {
                 .with("dependency", dependency)
                 .header("Retry-After", Integer.toString(retryAfterSeconds));
     }
+
+    /**
+     * 503 for a farm condition (a recovery ramp, backlog shedding), never the tenant's own limit
+     * (that is 429): the client should back off for {@code retryAfterSeconds} and try again.
+     *
+     * @param reason ramp, shed-borrowed or shed-reserved
+     */
+    public static ApiProblem overloaded(String reason, String detail, int retryAfterSeconds) {
+        return new ApiProblem(503, "overloaded", "Farm overloaded", detail)
+                .with("reason", reason)
+                .header("Retry-After", Integer.toString(retryAfterSeconds));
+    }
 }

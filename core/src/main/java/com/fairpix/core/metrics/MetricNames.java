@@ -43,4 +43,15 @@ public final class MetricNames {
     public static final String QUOTA_SHADOW_REJECTIONS = "fairpix.quota.shadow.rejections";
     /** Decisions taken on the local per-node budget because Redis was unreachable (fail open). */
     public static final String QUOTA_FALLBACK_DECISIONS = "fairpix.quota.fallback.decisions";
+
+    /** Requests answered 503 by overload protection, by reason (breaker-kafka, breaker-s3, breaker-redis, ramp, shed-borrowed, shed-reserved). Counter. */
+    public static final String OVERLOAD_SHED = "fairpix.overload.shed.requests";
+    /** The farm's admission level during a ramped recovery, 0..1 (1 = normal). Gauge. */
+    public static final String OVERLOAD_RAMP_LEVEL = "fairpix.overload.ramp.level";
+    /** Shedding level per pool: 0 none, 1 borrowed traffic shed, 2 all but the reserved share shed. Gauge. */
+    public static final String OVERLOAD_SHEDDING_LEVEL = "fairpix.overload.shedding.level";
+    /** A pool's backlog as this node last read it, estimated work-seconds. Gauge. */
+    public static final String OVERLOAD_BACKLOG = "fairpix.overload.backlog.seconds";
+    /** 1 while the farm view holds a dependency's breaker open (on this node or another), by dependency. Gauge. */
+    public static final String OVERLOAD_FARM_BREAKER_OPEN = "fairpix.overload.farm.breaker.open";
 }

@@ -71,4 +71,16 @@ public final class RedisKeys {
      * admission when borrowing is on; see docs/admission.md for the Cluster caveat.
      */
     public static String admissionPool() { return "fp:{pool}:adm"; }
+
+    /**
+     * Pub/sub channel of overload state: each ingest node publishes its breakers, ramp start and
+     * shedding levels on every change and twice a second, so every node holds the farm view.
+     */
+    public static String controlChannel() { return "fp:control"; }
+
+    /** One ingest node's last published overload state (JSON), expiring a few seconds after the node stops. */
+    public static String node(String nodeId) { return "fp:node:" + nodeId; }
+
+    /** Set of ingest node ids that registered (entries whose {@link #node} key expired are pruned by readers). */
+    public static String nodes() { return "fp:nodes"; }
 }

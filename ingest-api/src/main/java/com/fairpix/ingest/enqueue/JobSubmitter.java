@@ -21,6 +21,10 @@ import com.fairpix.ingest.admission.AdmissionConfig;
 import com.fairpix.ingest.admission.Cost;
 import com.fairpix.ingest.admission.Decision;
 import com.fairpix.ingest.admission.RateLimitFields;
+import com.fairpix.core.resilience.Dependency;
+import com.fairpix.ingest.overload.OverloadGuard;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -30,9 +34,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
@@ -60,9 +62,16 @@ public final class JobSubmitter {
     private final Clock clock;
     private final Admission admission;
     private final AdmissionConfig admissionConfig;
+    private final OverloadGuard overload;
 
+    /**
+     * @param objects  the object store, already behind the S3 circuit breaker
+     * @param overload breakers, ramp and shedding (see docs/overload.md)
+     */
     public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
-                        MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig) {
+                        MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig,
+                        OverloadGuard overload) {
+        this.overload = overload;
         this.tenantTags = tenantTags;
         this.admission = admission;
         this.admissionConfig = admissionConfig;
@@ -89,6 +98,8 @@ public final class JobSubmitter {
      *                    concurrency limit, 409 a request with the same key in flight, 503 a backend down
      */
     public Submission submit(Tenant tenant, byte[] image, String specJson, String idempotencyKey) {
+        // Before any work: while a dependency's breaker is open the answer is a fast 503.
+        overload.checkBreakers();
         JobSpec spec = JobSpec.parse(specJson, tenant.id());
         if (image.length == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
         if (image.length > tenant.maxUploadBytes()) {
@@ -107,6 +118,7 @@ public final class JobSubmitter {
             // Admission after validation and the header read (the cost needs the pixels), before any write.
             decision = admission.decide(tenant, Cost.nano(admissionConfig, header.pixels(), spec.variants().size()), jobId);
             if (!decision.allowed()) throw RateLimitFields.problem(tenant, decision);
+            overload.checkAdmitted(tenant, pool, decision);
             Instant now = clock.instant();
             String key = StorageKeys.original(tenant.id(), jobId, header.format().extension(), now);
             JobRecord.Original original = new JobRecord.Original(key, header.format().id(), image.length, sha256(image), header.displayWidth(), header.displayHeight());
@@ -174,6 +186,8 @@ public final class JobSubmitter {
     private void putOriginal(String key, byte[] image, ImageHeader header) {
         try {
             objects.put(key, image, header.format().contentType());
+        } catch (CallNotPermittedException e) {
+            throw overload.breakerOpen(Dependency.S3);
         } catch (RuntimeException e) {
             log.warn("S3 put failed for {}: {}", key, e.toString());
             throw ApiProblem.unavailable("s3", "The object store is not answering; try again shortly.", 5);
@@ -182,7 +196,9 @@ public final class JobSubmitter {
 
     private void createRecord(JobRecord job) {
         try {
-            jobs.create(job);
+            breaker(Dependency.REDIS).executeRunnable(() -> jobs.create(job));
+        } catch (CallNotPermittedException e) {
+            throw overload.breakerOpen(Dependency.REDIS);
         } catch (JedisException e) {
             log.warn("Redis write failed for job {}: {}", job.id(), e.toString());
             throw ApiProblem.unavailable("redis", "The job store is not answering; try again shortly.", 5);
@@ -192,24 +208,43 @@ public final class JobSubmitter {
     private void enqueue(JobRecord job, double cost) {
         JobMessage message = new JobMessage(JobMessage.SCHEMA_VERSION, job.id(), job.tenant(), job.pool(), job.original(), job.spec(), cost, job.createdAt());
         try {
-            // The 202 promises the job will run: wait for the broker's acknowledgement (acks=all).
-            producer.send(new ProducerRecord<>(Topics.jobs(job.pool()), job.tenant(), Json.writeBytes(message))).get(15, TimeUnit.SECONDS);
+            // The 202 promises the job will run: wait for the broker's acknowledgement (acks=all),
+            // but no longer than overload.kafka-produce-timeout-ms; the Kafka breaker counts the
+            // failures and slow calls and, once open, answers for Kafka at once.
+            long timeout = overload.config().produceTimeout().toMillis();
+            breaker(Dependency.KAFKA).executeCallable(() -> producer.send(new ProducerRecord<>(Topics.jobs(job.pool()), job.tenant(), Json.writeBytes(message)))
+                    .get(timeout, TimeUnit.MILLISECONDS));
+        } catch (CallNotPermittedException e) {
+            markNotAccepted(job);
+            throw overload.breakerOpen(Dependency.KAFKA);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw enqueueFailed(job, e);
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+        } catch (Exception e) {
             throw enqueueFailed(job, e);
         }
     }
 
+    private CircuitBreaker breaker(Dependency d) {
+        return overload.breakers().get(d);
+    }
+
     private ApiProblem enqueueFailed(JobRecord job, Exception e) {
         log.warn("Kafka produce failed for job {}: {}", job.id(), e.toString());
+        markNotAccepted(job);
+        return ApiProblem.unavailable("kafka", "The job queue is not answering; the job was not accepted. Try again shortly.", 5);
+    }
+
+    /**
+     * The record says FAILED: the client got a 503. Should a timed-out message still reach
+     * Kafka, the worker finds the job FAILED and skips it.
+     */
+    private void markNotAccepted(JobRecord job) {
         try {
             jobs.transition(job.failed(clock.instant(), "enqueue-failed", "The job could not be queued; it was not accepted."), Set.of(JobState.QUEUED));
         } catch (RuntimeException ignored) {
             // the record expires with its retention; the client got a 503 and knows to retry
         }
-        return ApiProblem.unavailable("kafka", "The job queue is not answering; the job was not accepted. Try again shortly.", 5);
     }
 
     private Optional<JobRecord> claimIdempotencyKey(String tenant, String idempotencyKey, String jobId) {

@@ -6,7 +6,7 @@ import io.javalin.Javalin;
 public final class Routes {
     private Routes() {}
 
-    public static void register(Javalin app, JobController jobs, AdminController admin) {
+    public static void register(Javalin app, JobController jobs, AdminController admin, StatusController status) {
         app.post("/v1/jobs", jobs::submit);
         app.get("/v1/jobs", jobs::list);
         app.get("/v1/jobs/{id}", jobs::get);
@@ -24,5 +24,6 @@ public final class Routes {
         app.get("/admin/v1/tenants/{id}/keys", admin::listKeys);
         app.delete("/admin/v1/tenants/{id}/keys/{keyId}", admin::revokeKey);
         app.get("/admin/v1/jobs/{id}", admin::getJob);
+        app.get("/admin/v1/status", status::status);
     }
 }

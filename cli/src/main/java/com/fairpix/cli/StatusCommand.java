@@ -1,0 +1,55 @@
+package com.fairpix.cli;
+
+import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Overload state of the farm: each ingest node's circuit breakers (kafka, s3, redis), ramp level and shedding level per pool.")
+final class StatusCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+        JsonNode status = options.api().get("/admin/v1/status");
+        PrintWriter out = spec.commandLine().getOut();
+        if (options.json()) {
+            out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(status));
+        } else {
+            print(out, status);
+        }
+        out.flush();
+        return Fairpix.OK;
+    }
+
+    static void print(PrintWriter out, JsonNode status) {
+        JsonNode farm = status.path("farm");
+        out.printf("farm view of %s: breakers %s, ramp %.1f %%, shedding %s%n%n", status.path("node").asText(),
+                join(farm.path("breakers")), farm.path("rampLevel").asDouble() * 100, join(farm.path("shedding")));
+        out.printf("%-28s %-10s %-10s %-10s %7s %-16s %s%n", "NODE", "KAFKA", "S3", "REDIS", "RAMP", "SHEDDING", "BACKLOG(s)");
+        for (JsonNode n : status.path("nodes")) {
+            JsonNode b = n.path("breakers");
+            out.printf("%-28s %-10s %-10s %-10s %6.1f%% %-16s %s%n", n.path("node").asText(), b.path("kafka").asText("-"), b.path("s3").asText("-"),
+                    b.path("redis").asText("-"), n.path("rampLevel").asDouble() * 100, join(n.path("shedding")), join(n.path("backlogSeconds")));
+        }
+    }
+
+    private static String join(JsonNode object) {
+        StringBuilder sb = new StringBuilder();
+        for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!sb.isEmpty()) sb.append(',');
+            JsonNode v = e.getValue();
+            sb.append(e.getKey()).append('=').append(v.isNumber() && !v.isIntegralNumber() ? String.valueOf(Math.round(v.asDouble())) : v.asText());
+        }
+        return sb.isEmpty() ? "-" : sb.toString();
+    }
+}

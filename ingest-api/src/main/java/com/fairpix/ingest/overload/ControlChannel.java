@@ -1,0 +1,148 @@
+package com.fairpix.ingest.overload;
+
+import com.fairpix.core.json.Json;
+import com.fairpix.core.redis.RedisKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * The farm-wide view of overload state over Redis pub/sub ({@link RedisKeys#controlChannel}):
+ * each node publishes its {@link NodeState} on every change and every {@link #HEARTBEAT_MS}, and
+ * registers it under {@link RedisKeys#node} with a TTL so {@code fairpix status} can list nodes.
+ * Pub/sub is at-most-once; the heartbeat heals a lost message within {@link #HEARTBEAT_MS}.
+ * While Redis itself is down, each node falls back on its own breakers (peers go stale after
+ * {@link #STALE_MS}).
+ */
+final class ControlChannel implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ControlChannel.class);
+    /** Heartbeat interval, ms: a missed message is healed within this. */
+    static final long HEARTBEAT_MS = 500;
+    /** A peer not heard from for this long no longer counts, ms. */
+    static final long STALE_MS = 3_000;
+    /** TTL of a node's registration, seconds. */
+    static final long NODE_TTL_SECONDS = 5;
+
+    private final UnifiedJedis redis;
+    private final UnifiedJedis subscriberConnection;
+    private final String self;
+    private final Map<String, Received> peers = new ConcurrentHashMap<>();
+    private final Consumer<NodeState> onPeer;
+    private final Subscriber subscriber = new Subscriber();
+    private volatile boolean closed;
+    private Thread thread;
+
+    private record Received(NodeState state, long receivedNanos) {}
+
+    /**
+     * @param redis                short-timeout client for PUBLISH and the registry
+     * @param subscriberConnection no-read-timeout client held by the subscription; closed with this
+     * @param onPeer               called on the subscriber thread with each peer's new state
+     */
+    ControlChannel(UnifiedJedis redis, UnifiedJedis subscriberConnection, String self, Consumer<NodeState> onPeer) {
+        this.redis = redis;
+        this.subscriberConnection = subscriberConnection;
+        this.self = self;
+        this.onPeer = onPeer;
+    }
+
+    ControlChannel start() {
+        thread = Thread.ofPlatform().daemon().name("fairpix-control").start(this::subscribeLoop);
+        return this;
+    }
+
+    /** Publishes and registers {@code state}; best effort (Redis may be the dependency that is down). */
+    void publish(NodeState state) {
+        try {
+            String json = Json.write(state);
+            redis.publish(RedisKeys.controlChannel(), json);
+            redis.set(RedisKeys.node(self), json, SetParams.setParams().ex(NODE_TTL_SECONDS));
+            redis.sadd(RedisKeys.nodes(), self);
+        } catch (RuntimeException e) {
+            log.debug("control state not published: {}", e.toString());
+        }
+    }
+
+    /** Peers heard from within {@link #STALE_MS}. */
+    List<NodeState> freshPeers() {
+        long now = System.nanoTime();
+        List<NodeState> out = new ArrayList<>();
+        for (Received r : peers.values()) {
+            if (now - r.receivedNanos() < STALE_MS * 1_000_000) out.add(r.state());
+        }
+        return out;
+    }
+
+    /** Every registered node's last state, from Redis (registrations expire {@link #NODE_TTL_SECONDS} after a node stops). */
+    List<NodeState> registered() {
+        List<NodeState> out = new ArrayList<>();
+        for (String id : redis.smembers(RedisKeys.nodes())) {
+            String json = redis.get(RedisKeys.node(id));
+            if (json == null) {
+                redis.srem(RedisKeys.nodes(), id);
+                continue;
+            }
+            out.add(Json.read(json, NodeState.class));
+        }
+        out.sort(java.util.Comparator.comparing(NodeState::node));
+        return out;
+    }
+
+    private void subscribeLoop() {
+        long backoff = 100;
+        while (!closed) {
+            try {
+                subscriberConnection.subscribe(subscriber, RedisKeys.controlChannel());
+                backoff = 100;
+            } catch (RuntimeException e) {
+                if (closed) return;
+                log.debug("control subscription lost: {}", e.toString());
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                backoff = Math.min(2_000, backoff * 2);
+            }
+        }
+    }
+
+    private final class Subscriber extends JedisPubSub {
+        @Override
+        public void onMessage(String channel, String message) {
+            try {
+                NodeState s = Json.read(message, NodeState.class);
+                if (s.node().equals(self)) return;
+                peers.put(s.node(), new Received(s, System.nanoTime()));
+                onPeer.accept(s);
+            } catch (RuntimeException e) {
+                log.debug("bad control message {}: {}", message, e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            if (subscriber.isSubscribed()) subscriber.unsubscribe();
+        } catch (RuntimeException ignored) {
+            // connection already gone
+        }
+        if (thread != null) thread.interrupt();
+        try {
+            redis.del(RedisKeys.node(self));
+            redis.srem(RedisKeys.nodes(), self);
+        } catch (RuntimeException ignored) {
+            // expires with its TTL
+        }
+        subscriberConnection.close();
+    }
+}
