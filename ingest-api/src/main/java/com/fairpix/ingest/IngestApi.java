@@ -66,7 +66,8 @@ public final class IngestApi implements AutoCloseable {
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
         JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry,
-                new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock);
+                new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
+                com.fairpix.core.webhook.UrlGuard.fromConfig(config));
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> "PONG".equals(redis.ping()));
@@ -78,7 +79,9 @@ public final class IngestApi implements AutoCloseable {
             c.jetty.multipartConfig.maxTotalRequestSize(maxUpload + 1024 * 1024, SizeUnit.BYTES);
             c.jetty.multipartConfig.maxInMemoryFileSize((int) Math.min(maxUpload, Integer.MAX_VALUE), SizeUnit.BYTES);
         });
-        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock), new AdminController(auth, tenants, jobs));
+        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock), new AdminController(auth, tenants, jobs,
+                new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
+                com.fairpix.core.webhook.UrlGuard.fromConfig(config), java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock));
         app.start(config.get(Setting.BIND_HOST), config.integer(Setting.INGEST_PORT));
         log.info("ingest-api listening on {}:{}", config.get(Setting.BIND_HOST), app.port());
         return new IngestApi(redis, objects, producer, app, directory);

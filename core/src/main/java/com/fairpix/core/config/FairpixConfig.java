@@ -90,6 +90,17 @@ public final class FairpixConfig {
         if (!scheduler.equals("fair") && !scheduler.equals("fifo")) throw new IllegalArgumentException(Setting.WORKER_SCHEDULER.env() + " must be fair or fifo, got " + scheduler);
         if (integer(Setting.WORKER_MAX_ATTEMPTS) < 1) throw new IllegalArgumentException(Setting.WORKER_MAX_ATTEMPTS.env() + " must be >= 1");
         if (longValue(Setting.JOB_RETENTION_SECONDS) <= 0) throw new IllegalArgumentException(Setting.JOB_RETENTION_SECONDS.env() + " must be > 0");
+        for (Setting s : List.of(Setting.WEBHOOKS_PORT, Setting.WEBHOOKS_ENDPOINT_CONCURRENCY)) integer(s);
+        if (integer(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY) < 1) throw new IllegalArgumentException(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY.env() + " must be >= 1");
+        if (longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS) < 0) throw new IllegalArgumentException(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS.env() + " must be >= 0");
+        String allowHttp = get(Setting.WEBHOOKS_ALLOW_HTTP).trim();
+        if (!allowHttp.equals("true") && !allowHttp.equals("false")) throw new IllegalArgumentException(Setting.WEBHOOKS_ALLOW_HTTP.env() + " must be true or false, got " + allowHttp);
+        try {
+            com.fairpix.core.webhook.RetrySchedule.parse(get(Setting.WEBHOOKS_RETRY_SCHEDULE));
+            com.fairpix.core.webhook.UrlGuard.parseAllowList(get(Setting.WEBHOOKS_ALLOW_LIST));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " (" + Setting.WEBHOOKS_RETRY_SCHEDULE.env() + " / " + Setting.WEBHOOKS_ALLOW_LIST.env() + ")", e);
+        }
         String pool = get(Setting.WORKER_POOL);
         if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.WORKER_POOL.env() + " must be cpu or gpu, got " + pool);
     }
@@ -104,6 +115,10 @@ public final class FairpixConfig {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be an integer, got '" + values.get(s) + "'");
         }
+    }
+
+    public boolean bool(Setting s) {
+        return Boolean.parseBoolean(values.get(s).trim());
     }
 
     public long longValue(Setting s) {

@@ -29,6 +29,12 @@ public enum Setting {
     WORKER_PARTITION_BUFFER("worker.partition-buffer", "32", "jobs a worker buffers from one partition before pausing that partition"),
     WORKER_MAX_POLL_INTERVAL_MS("worker.max-poll-interval-ms", "300000", "Kafka max.poll.interval.ms; the poll loop never waits on processing, so long jobs do not hit it"),
     METRICS_TENANT_LABELS("metrics.tenant-labels", "50", "tenants with their own 'tenant' label in /metrics (the most active ones); the rest are 'other'"),
+    WEBHOOKS_PORT("webhooks.port", "8083", "webhook dispatcher port (/metrics, /health)"),
+    WEBHOOKS_ALLOW_HTTP("webhooks.allow-http", "false", "accept http:// webhook URLs (local use only); otherwise https only"),
+    WEBHOOKS_ALLOW_LIST("webhooks.allow-list", "", "comma-separated addresses or CIDRs exempt from the SSRF deny list, e.g. 127.0.0.1/32 for the demo and tests; empty in production"),
+    WEBHOOKS_RETRY_SCHEDULE("webhooks.retry-schedule", "5s,5m,30m,2h,5h,10h,10h", "delays before each retry after the first attempt (s, m, h units); the delivery is dead-lettered after the last"),
+    WEBHOOKS_ENDPOINT_CONCURRENCY("webhooks.endpoint-concurrency", "4", "deliveries in flight at once to one tenant endpoint (per dispatcher)"),
+    WEBHOOKS_SECRET_OVERLAP_SECONDS("webhooks.secret-overlap-seconds", "86400", "after a secret rotation, how long deliveries are also signed with the previous secret, seconds"),
     URL("cli.url", "http://127.0.0.1:8080", "base URL of the ingest-api the CLI talks to");
 
     private final String key;

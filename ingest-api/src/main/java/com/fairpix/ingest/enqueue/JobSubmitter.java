@@ -51,9 +51,12 @@ public final class JobSubmitter {
     private final MeterRegistry metrics;
     private final TenantTags tenantTags;
     private final Clock clock;
+    /** Checks a spec's webhookUrl at submission; null accepts none. */
+    private final com.fairpix.core.webhook.UrlGuard webhookGuard;
 
     public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
-                        MeterRegistry metrics, TenantTags tenantTags, Clock clock) {
+                        MeterRegistry metrics, TenantTags tenantTags, Clock clock, com.fairpix.core.webhook.UrlGuard webhookGuard) {
+        this.webhookGuard = webhookGuard;
         this.tenantTags = tenantTags;
         this.objects = objects;
         this.jobs = jobs;
@@ -75,6 +78,14 @@ public final class JobSubmitter {
      */
     public Submission submit(Tenant tenant, byte[] image, String specJson, String idempotencyKey) {
         JobSpec spec = JobSpec.parse(specJson);
+        if (spec.webhookUrl() != null) {
+            if (webhookGuard == null) throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl is not accepted by this node").with("errors", java.util.List.of("webhookUrl is not accepted"));
+            try {
+                webhookGuard.check(spec.webhookUrl());
+            } catch (com.fairpix.core.webhook.UrlGuard.RefusedException e) {
+                throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl: " + e.getMessage()).with("errors", java.util.List.of("webhookUrl: " + e.getMessage()));
+            }
+        }
         if (image.length == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
         if (image.length > tenant.maxUploadBytes()) {
             throw ApiProblem.tooLarge("The upload is " + image.length + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
