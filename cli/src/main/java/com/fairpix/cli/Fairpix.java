@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             SubmitCommand.class,
             JobsCommand.class,
             TenantsCommand.class,
+            WebhooksCommand.class,
             ConfigCommand.class,
             DemoCommand.class,
             CommandLine.HelpCommand.class
