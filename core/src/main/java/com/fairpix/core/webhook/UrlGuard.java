@@ -60,6 +60,11 @@ public final class UrlGuard {
         }
     }
 
+    // Declared before DENY: building DENY uses them.
+    private static final Pattern CANONICAL_V4 = Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+    /** A last label that is a number (decimal, octal or hex): WHATWG URL parsers read such a host as IPv4. */
+    private static final Pattern NUMERIC_LABEL = Pattern.compile("(0x[0-9a-f]*|\\d+)");
+
     /** The deny list: every special-purpose range a webhook must never reach. */
     public static final List<Cidr> DENY = List.of(
             cidr("0.0.0.0/8", "'this network' (RFC 791)"),
@@ -91,10 +96,6 @@ public final class UrlGuard {
             cidr("fe80::/10", "IPv6 link-local (RFC 4291)"),
             cidr("fec0::/10", "IPv6 site-local, deprecated (RFC 3879)"),
             cidr("ff00::/8", "IPv6 multicast (RFC 4291)"));
-
-    private static final Pattern CANONICAL_V4 = Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
-    /** A last label that is a number (decimal, octal or hex): WHATWG URL parsers read such a host as IPv4. */
-    private static final Pattern NUMERIC_LABEL = Pattern.compile("(0x[0-9a-f]*|\\d+)");
 
     private final boolean allowHttp;
     private final List<Cidr> allow;
@@ -173,7 +174,14 @@ public final class UrlGuard {
         if (uri.getRawUserInfo() != null) throw new RefusedException("the webhook URL must not carry user info (user:password@)");
         if (uri.getRawFragment() != null) throw new RefusedException("the webhook URL must not have a #fragment");
         String host = uri.getHost();
-        if (host == null || host.isEmpty()) throw new RefusedException("the webhook URL has no valid host (" + uri.getRawAuthority() + ")");
+        if (host == null || host.isEmpty()) {
+            // java.net.URI gives no host for forms like 0x7f.0.0.1 or 1.2.3.4. : say what they are.
+            String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority().replaceFirst(":\\d*$", "");
+            if (authority.matches("[0-9a-fA-FxX.]+") && authority.matches(".*\\d.*")) {
+                throw new RefusedException("'" + authority + "' is a non-canonical IP literal (octal, hex, short or integer form); write IPv4 as four decimal octets, e.g. 93.184.216.34");
+            }
+            throw new RefusedException("the webhook URL has no valid host (" + uri.getRawAuthority() + ")");
+        }
         int port = uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
         List<InetAddress> addresses = new ArrayList<>();
         String h = host.toLowerCase(Locale.ROOT);
