@@ -73,6 +73,8 @@ import redis.clients.jedis.JedisPooled;
 public final class WebhookDispatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WebhookDispatcher.class);
     public static final String GROUP = "fairpix-webhooks";
+    private static final com.fasterxml.jackson.databind.ObjectWriter PAYLOAD_WRITER =
+            Json.mapper().writer().with(com.fasterxml.jackson.core.JsonGenerator.Feature.COMBINE_UNICODE_SURROGATES_IN_UTF8);
     /** Longer than an attempt's 15 s deadline: a claim outlives its attempt unless the dispatcher died. */
     static final Duration LEASE = Duration.ofSeconds(60);
     /** How soon a delivery whose endpoint is at its concurrency limit is looked at again. */
@@ -273,7 +275,12 @@ public final class WebhookDispatcher implements AutoCloseable {
         body.put("type", event.type());
         body.put("timestamp", event.timestamp());
         body.put("data", data);
-        return Json.writeBytes(body);
+        try {
+            // UTF-8 throughout: characters beyond the BMP (emoji) as their 4 UTF-8 bytes, not as \\u surrogate escapes.
+            return PAYLOAD_WRITER.writeValueAsBytes(body);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     // ---- claim loop: due deliveries → attempts ----
