@@ -51,16 +51,21 @@ public final class WebhookSender implements AutoCloseable {
     }
 
     private final Duration totalTimeout;
+    private final javax.net.ssl.SSLContext tls;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("fairpix-webhook-timeout").unstarted(r));
 
     public WebhookSender() {
-        this(TOTAL_TIMEOUT);
+        this(TOTAL_TIMEOUT, null);
     }
 
-    /** @param totalTimeout the whole attempt's deadline (15 s in production) */
-    public WebhookSender(Duration totalTimeout) {
+    /**
+     * @param totalTimeout the whole attempt's deadline (15 s in production)
+     * @param tls          trust material for tests with their own CA; null for the JVM's default trust store
+     */
+    public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls) {
         this.totalTimeout = totalTimeout;
+        this.tls = tls;
     }
 
     /** POSTs {@code body} with {@code headers} to the checked target. Never throws for network trouble. */
@@ -78,7 +83,11 @@ public final class WebhookSender implements AutoCloseable {
                 return host;
             }
         };
-        PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
+        PoolingHttpClientConnectionManagerBuilder builder = PoolingHttpClientConnectionManagerBuilder.create();
+        // The default TLS strategy sends the URL's host as SNI and verifies the certificate against it,
+        // whatever address the (pinned) resolver returned.
+        if (tls != null) builder.setTlsSocketStrategy(new org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy(tls));
+        PoolingHttpClientConnectionManager connections = builder
                 .setDnsResolver(resolver)
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
                         .setConnectTimeout(Timeout.of(CONNECT_TIMEOUT))
