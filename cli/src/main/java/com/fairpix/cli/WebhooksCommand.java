@@ -201,6 +201,7 @@ final class WebhooksCommand implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Option(names = "--port", defaultValue = "9000", description = "port on 127.0.0.1 (default ${DEFAULT-VALUE})") int port;
         @Option(names = "--secret", description = "a whsec_ secret to verify with; repeat for several tenants (none: print unverified)") List<String> secrets;
+        @Option(names = "--secrets-file", description = "a file of whsec_ secrets, one per line, re-read on every request") java.nio.file.Path secretsFile;
         @Option(names = "--tolerance", defaultValue = "300", description = "accepted timestamp skew, seconds (default ${DEFAULT-VALUE})") long tolerance;
 
         @Override
@@ -216,11 +217,15 @@ final class WebhooksCommand implements Callable<Integer> {
                 long now = Instant.now().getEpochSecond();
                 String verdict;
                 boolean ok;
-                if (secrets == null || secrets.isEmpty()) {
+                List<String> all = new java.util.ArrayList<>(secrets == null ? List.of() : secrets);
+                if (secretsFile != null && java.nio.file.Files.exists(secretsFile)) {
+                    java.nio.file.Files.readAllLines(secretsFile).stream().map(String::strip).filter(l -> l.startsWith("whsec_")).forEach(all::add);
+                }
+                if (all.isEmpty()) {
                     verdict = "UNVERIFIED";
                     ok = true;
                 } else {
-                    ok = secrets.stream().anyMatch(s -> WebhookSignature.verify(s, id, ts, sig, body, now, tolerance));
+                    ok = all.stream().anyMatch(s -> WebhookSignature.verify(s, id, ts, sig, body, now, tolerance));
                     verdict = ok ? "VERIFIED" : "BAD-SIGNATURE";
                 }
                 String summary;
