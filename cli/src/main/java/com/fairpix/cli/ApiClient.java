@@ -55,6 +55,14 @@ final class ApiClient {
         return send(request(path).DELETE().build());
     }
 
+    /** A JSON request with any method (PUT, PATCH, POST); {@code body} null sends none. */
+    JsonNode sendJson(String method, String path, Object body) throws IOException, InterruptedException {
+        HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(body));
+        HttpRequest.Builder b = request(path).method(method, publisher);
+        if (body != null) b.header("Content-Type", "application/json");
+        return send(b.build());
+    }
+
     /** Submits an image as a raw body with the spec in the query (the API sniffs the real type). */
     JsonNode submit(Path image, String specJson, String idempotencyKey) throws IOException, InterruptedException {
         HttpRequest.Builder b = request("/v1/jobs?spec=" + URLEncoder.encode(specJson, StandardCharsets.UTF_8))

@@ -13,10 +13,13 @@ import picocli.CommandLine.Command;
             LocalCommand.class,
             IngestApiCommand.class,
             WorkerCommand.class,
+            AutoscalerCommand.class,
             SubmitCommand.class,
             JobsCommand.class,
             TenantsCommand.class,
             WebhooksCommand.class,
+            ScaleCommand.class,
+            TopCommand.class,
             ConfigCommand.class,
             DemoCommand.class,
             CommandLine.HelpCommand.class

@@ -124,9 +124,17 @@ final class Farm {
             this.base = "http://127.0.0.1:" + port;
         }
 
-        /** Creates a tenant with optional limits; returns its API key. */
+        /**
+         * Creates a tenant with optional limits; returns its API key. Without a rate, burst or
+         * concurrency cap the tenant gets generous ones, so tests about other things are not
+         * throttled by admission.
+         */
         String createTenant(String id, Map<String, Object> limits) throws IOException, InterruptedException {
             Map<String, Object> body = new HashMap<>(limits);
+            body.putIfAbsent("rate", 10_000);
+            body.putIfAbsent("burst", 100_000);
+            // Admission caps QUEUED+RUNNING jobs: tests that queue a backlog need room for it.
+            body.putIfAbsent("maxConcurrentJobs", 10_000);
             body.put("id", id);
             HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/admin/v1/tenants"))
                     .header("Authorization", "Bearer " + ADMIN_TOKEN).header("Content-Type", "application/json")

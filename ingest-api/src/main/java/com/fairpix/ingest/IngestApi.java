@@ -10,6 +10,9 @@ import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.ingest.admission.Admission;
+import com.fairpix.ingest.admission.AdmissionConfig;
+import com.fairpix.ingest.admission.Admissions;
 import com.fairpix.ingest.auth.Authenticator;
 import com.fairpix.ingest.enqueue.JobSubmitter;
 import com.fairpix.ingest.http.AdminController;
@@ -52,6 +55,7 @@ public final class IngestApi implements AutoCloseable {
      * @throws IllegalStateException when a dependency cannot be reached at start
      */
     public static IngestApi start(FairpixConfig config) {
+        AdmissionConfig admissionConfig = AdmissionConfig.from(config);
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
                 config.get(Setting.S3_ACCESS_KEY), config.get(Setting.S3_SECRET_KEY), config.get(Setting.S3_BUCKET));
@@ -65,8 +69,9 @@ public final class IngestApi implements AutoCloseable {
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
-        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry,
-                new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
+        com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
+        Admission admission = Admissions.redis(redis, admissionConfig, registry, tenantTags, clock);
+        JobSubmitter submitter = new JobSubmitter(objects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
                 com.fairpix.core.webhook.UrlGuard.fromConfig(config));
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
@@ -79,7 +84,7 @@ public final class IngestApi implements AutoCloseable {
             c.jetty.multipartConfig.maxTotalRequestSize(maxUpload + 1024 * 1024, SizeUnit.BYTES);
             c.jetty.multipartConfig.maxInMemoryFileSize((int) Math.min(maxUpload, Integer.MAX_VALUE), SizeUnit.BYTES);
         });
-        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock), new AdminController(auth, tenants, jobs,
+        Routes.register(app, new JobController(auth, submitter, jobs, objects, clock, admission), new AdminController(auth, tenants, jobs,
                 new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
                 com.fairpix.core.webhook.UrlGuard.fromConfig(config), java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock));
         app.start(config.get(Setting.BIND_HOST), config.integer(Setting.INGEST_PORT));

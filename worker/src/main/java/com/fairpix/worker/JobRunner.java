@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,7 @@ public final class JobRunner {
     private final Clock clock;
     private final int maxAttempts;
     private final Duration baseBackoff;
+    private final BiConsumer<String, String> releaseLease;
 
     /**
      * @param maxAttempts attempts for transient failures before the job is FAILED and dead-lettered
@@ -46,6 +48,17 @@ public final class JobRunner {
      */
     public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
                      MeterRegistry metrics, TenantTags tenantTags, Clock clock, int maxAttempts, Duration baseBackoff) {
+        this(jobs, results, pipeline, events, metrics, tenantTags, clock, maxAttempts, baseBackoff, (tenant, jobId) -> {});
+    }
+
+    /**
+     * @param releaseLease (tenant, job id) → frees the job's admission concurrency lease; called
+     *                     whenever an attempt ends with the job terminal or gone (idempotent)
+     */
+    public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
+                     MeterRegistry metrics, TenantTags tenantTags, Clock clock, int maxAttempts, Duration baseBackoff,
+                     BiConsumer<String, String> releaseLease) {
+        this.releaseLease = releaseLease;
         this.tenantTags = tenantTags;
         this.jobs = jobs;
         this.results = results;
@@ -76,6 +89,20 @@ public final class JobRunner {
      *                {@code maxAttempts} with exponential backoff
      */
     public Outcome run(JobMessage message, int attempt) throws InterruptedException {
+        Outcome outcome = runOnce(message, attempt);
+        if (outcome instanceof Outcome.Finished) {
+            // Terminal (or already terminal / gone): give the concurrency slot back now rather than
+            // at the lease's TTL.
+            try {
+                releaseLease.accept(message.tenant(), message.jobId());
+            } catch (RuntimeException e) {
+                log.info("lease of job {} not released ({}); it expires with its TTL", message.jobId(), e.toString());
+            }
+        }
+        return outcome;
+    }
+
+    private Outcome runOnce(JobMessage message, int attempt) throws InterruptedException {
         try {
             attempt(message, attempt);
             return new Outcome.Finished();
@@ -138,7 +165,7 @@ public final class JobRunner {
         } catch (SecurityException e) {
             throw new JobFailure.Permanent("forbidden-key", e.getMessage());
         }
-        Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec());
+        Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec(), key -> results.readAsset(message, key));
         Map<String, JobRecord.Result> stored2 = results.write(message, outputs);
         JobRecord done = jobs.get(message.tenant(), message.jobId()).orElse(job.running(started, attempt)).done(clock.instant(), stored2);
         JobStore.Transition t = jobs.transition(done, EnumSet.of(JobState.RUNNING));

@@ -8,6 +8,7 @@ import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.kafka.Topics;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.redis.Redis;
+import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.Tenant;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
+import com.fairpix.worker.process.NativeMemoryBudget;
 import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.schedule.FairScheduler;
 import com.fairpix.worker.schedule.FairnessMeter;
@@ -92,11 +94,16 @@ public final class Worker implements AutoCloseable {
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantStore tenants = new TenantStore(redis);
         EventPublisher events = new EventPublisher(producer);
-        ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS));
+        NativeMemoryBudget memory = new NativeMemoryBudget(config.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES));
+        Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
+        ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS), memory,
+                Duration.ofSeconds(config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS)), System::nanoTime);
         ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
                 new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
-                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500));
+                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
+                // The job's concurrency lease (admission control) is a member of this sorted set.
+                (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
 
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);

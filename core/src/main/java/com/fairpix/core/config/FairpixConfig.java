@@ -79,12 +79,18 @@ public final class FairpixConfig {
     private void validate() {
         for (Setting s : List.of(Setting.JOB_PARTITIONS, Setting.INGEST_PORT, Setting.WORKER_PORT,
                 Setting.WORKER_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
-                Setting.WORKER_PARTITION_BUFFER, Setting.WORKER_MAX_POLL_INTERVAL_MS, Setting.METRICS_TENANT_LABELS)) {
+                Setting.WORKER_PARTITION_BUFFER, Setting.WORKER_MAX_POLL_INTERVAL_MS, Setting.METRICS_TENANT_LABELS,
+                Setting.AUTOSCALER_PORT, Setting.AUTOSCALER_MIN_REPLICAS, Setting.AUTOSCALER_MAX_REPLICAS,
+                Setting.AUTOSCALER_QPS_SUSTAIN_SECONDS, Setting.AUTOSCALER_GROWTH_SUSTAIN_SECONDS, Setting.AUTOSCALER_STEP_CPU,
+                Setting.AUTOSCALER_STEP_GPU, Setting.AUTOSCALER_STEP_PERIOD_SECONDS, Setting.AUTOSCALER_STABILIZATION_SECONDS,
+                Setting.AUTOSCALER_COOLDOWN_SECONDS, Setting.AUTOSCALER_LOCAL_WORKER_THREADS)) {
             int v = integer(s);
             if (v < 0) throw new IllegalArgumentException(s.env() + " must be >= 0, got " + v);
         }
         if (longValue(Setting.MAX_UPLOAD_BYTES) <= 0) throw new IllegalArgumentException(Setting.MAX_UPLOAD_BYTES.env() + " must be > 0");
         if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
+        if (longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) <= 0) throw new IllegalArgumentException(Setting.WORKER_JOB_TIMEOUT_SECONDS.env() + " must be > 0");
+        if (longValue(Setting.WORKER_NATIVE_MEMORY_BYTES) < 64L << 20) throw new IllegalArgumentException(Setting.WORKER_NATIVE_MEMORY_BYTES.env() + " must be >= 67108864 (64 MiB)");
         if (integer(Setting.WORKER_PARTITION_BUFFER) < 1) throw new IllegalArgumentException(Setting.WORKER_PARTITION_BUFFER.env() + " must be >= 1");
         String scheduler = get(Setting.WORKER_SCHEDULER);
         if (!scheduler.equals("fair") && !scheduler.equals("fifo")) throw new IllegalArgumentException(Setting.WORKER_SCHEDULER.env() + " must be fair or fifo, got " + scheduler);
@@ -100,6 +106,20 @@ public final class FairpixConfig {
             com.fairpix.core.webhook.UrlGuard.parseAllowList(get(Setting.WEBHOOKS_ALLOW_LIST));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage() + " (" + Setting.WEBHOOKS_RETRY_SCHEDULE.env() + " / " + Setting.WEBHOOKS_ALLOW_LIST.env() + ")", e);
+        }
+        if (integer(Setting.AUTOSCALER_INTERVAL_SECONDS) < 1) throw new IllegalArgumentException(Setting.AUTOSCALER_INTERVAL_SECONDS.env() + " must be >= 1");
+        if (integer(Setting.AUTOSCALER_MAX_REPLICAS) < integer(Setting.AUTOSCALER_MIN_REPLICAS)) {
+            throw new IllegalArgumentException(Setting.AUTOSCALER_MAX_REPLICAS.env() + " must be >= " + Setting.AUTOSCALER_MIN_REPLICAS.env());
+        }
+        for (Setting s : List.of(Setting.AUTOSCALER_TARGET_BACKLOG, Setting.AUTOSCALER_COST_PER_JOB)) {
+            if (decimal(s) <= 0) throw new IllegalArgumentException(s.env() + " must be > 0");
+        }
+        for (Setting s : List.of(Setting.AUTOSCALER_QPS_THRESHOLD, Setting.AUTOSCALER_BACKLOG_THRESHOLD, Setting.AUTOSCALER_GROWTH_THRESHOLD)) {
+            if (decimal(s) < 0) throw new IllegalArgumentException(s.env() + " must be >= 0");
+        }
+        String actuator = get(Setting.AUTOSCALER_ACTUATOR);
+        if (!List.of("local", "kubernetes", "dry-run").contains(actuator)) {
+            throw new IllegalArgumentException(Setting.AUTOSCALER_ACTUATOR.env() + " must be local, kubernetes or dry-run, got " + actuator);
         }
         String pool = get(Setting.WORKER_POOL);
         if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.WORKER_POOL.env() + " must be cpu or gpu, got " + pool);
@@ -119,6 +139,14 @@ public final class FairpixConfig {
 
     public boolean bool(Setting s) {
         return Boolean.parseBoolean(values.get(s).trim());
+    }
+
+    public double decimal(Setting s) {
+        try {
+            return Double.parseDouble(values.get(s).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be a number, got '" + values.get(s) + "'");
+        }
     }
 
     public long longValue(Setting s) {

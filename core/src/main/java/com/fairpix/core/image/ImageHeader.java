@@ -84,10 +84,54 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         throw new HeaderException("jpeg: no frame header (SOF) found");
     }
 
-    /** A JPEG ends with EOI (FFD9); some writers pad or append a little after it, so look at the tail. */
-    private static boolean jpegComplete(byte[] d) {
+    /**
+     * Whether the JPEG's marker structure reaches EOI (FFD9): segments are skipped by their lengths,
+     * entropy-coded data after each SOS up to the next marker that is not stuffing (FF00) or a
+     * restart (FFD0–D7), as ITU T.81 §B.1.1 lays it out. Data appended after EOI (gain maps, phone
+     * trailers) is allowed. Where the structure is lost before the end (fuzzed data), falls back to
+     * looking for EOI near the tail and leaves the rest to the decoder.
+     */
+    static boolean jpegComplete(byte[] d) {
+        int i = 2;
+        while (true) {
+            if (i + 2 > d.length) return false; // ran out before EOI: truncated
+            if ((d[i] & 0xFF) != 0xFF) return eoiNearTail(d);
+            int m = d[i + 1] & 0xFF;
+            if (m == 0xFF) { i++; continue; }
+            if (m == 0xD9) return true;
+            if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) { i += 2; continue; }
+            if (i + 4 > d.length) return false;
+            int len = ((d[i + 2] & 0xFF) << 8) | (d[i + 3] & 0xFF);
+            if (len < 2) return eoiNearTail(d);
+            i += 2 + len;
+            if (m == 0xDA) {
+                while (i + 1 < d.length) {
+                    if ((d[i] & 0xFF) == 0xFF) {
+                        int n = d[i + 1] & 0xFF;
+                        if (n == 0x00 || (n >= 0xD0 && n <= 0xD7)) { i += 2; continue; }
+                        if (n != 0xFF) break;
+                    }
+                    i++;
+                }
+            }
+        }
+    }
+
+    private static boolean eoiNearTail(byte[] d) {
         for (int i = d.length - 2; i >= Math.max(2, d.length - 1024); i--) {
             if ((d[i] & 0xFF) == 0xFF && (d[i + 1] & 0xFF) == 0xD9) return true;
+        }
+        return false;
+    }
+
+    /** Whether walking the PNG's chunks by their lengths reaches IEND (data after it is allowed). */
+    static boolean pngComplete(byte[] d) {
+        long i = 8;
+        while (i + 12 <= d.length) {
+            int at = (int) i;
+            long len = u32(d, at, false);
+            if (d[at + 4] == 'I' && d[at + 5] == 'E' && d[at + 6] == 'N' && d[at + 7] == 'D') return true;
+            i += 12 + len;
         }
         return false;
     }
@@ -118,8 +162,43 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         long w = u32(d, 16, false);
         long h = u32(d, 20, false);
         if (w > Integer.MAX_VALUE || h > Integer.MAX_VALUE) throw new HeaderException("png: dimensions out of range");
-        boolean complete = d.length >= 12 && d[d.length - 8] == 'I' && d[d.length - 7] == 'E' && d[d.length - 6] == 'N' && d[d.length - 5] == 'D';
-        return new ImageHeader(ImageFormat.PNG, (int) w, (int) h, 1, false, complete);
+        return new ImageHeader(ImageFormat.PNG, (int) w, (int) h, pngOrientation(d), false, pngComplete(d));
+    }
+
+    /**
+     * EXIF orientation from a PNG eXIf chunk (PNG 3rd edition §11.3.6; allowed before IDAT only).
+     * OpenCV's IMREAD_UNCHANGED, which PNG needs for alpha and 16 bits, ignores it.
+     */
+    private static int pngOrientation(byte[] d) {
+        long i = 8;
+        while (i + 12 <= d.length) {
+            long len = u32(d, (int) i, false);
+            int type = (int) i + 4;
+            if (d[type] == 'I' && d[type + 1] == 'D' && d[type + 2] == 'A' && d[type + 3] == 'T') return 1;
+            if (d[type] == 'e' && d[type + 1] == 'X' && d[type + 2] == 'I' && d[type + 3] == 'f') {
+                long end = Math.min(d.length, i + 8 + len);
+                return exifOrientation(d, (int) i + 8, (int) end);
+            }
+            i += 12 + len;
+        }
+        return 1;
+    }
+
+    /** EXIF orientation from the EXIF chunk of an extended (VP8X) WebP (RFC 9649 §2.7.1.5). */
+    private static int webpOrientation(byte[] d) {
+        long i = 30; // after RIFF header (12) and the VP8X chunk (8 + 10)
+        while (i + 8 <= d.length) {
+            int at = (int) i;
+            long len = u32(d, at + 4, true);
+            if (d[at] == 'E' && d[at + 1] == 'X' && d[at + 2] == 'I' && d[at + 3] == 'F') {
+                int start = at + 8;
+                // Some writers keep the JPEG APP1 "Exif\0\0" prefix in the chunk.
+                if (start + 6 <= d.length && d[start] == 'E' && d[start + 1] == 'x' && d[start + 2] == 'i' && d[start + 3] == 'f') start += 6;
+                return exifOrientation(d, start, (int) Math.min(d.length, i + 8 + len));
+            }
+            i += 8 + len + (len & 1);
+        }
+        return 1;
     }
 
     private static ImageHeader webp(byte[] d) throws HeaderException {
@@ -141,7 +220,8 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
                 boolean animated = (d[20] & 0x02) != 0;
                 int w = u24le(d, 24) + 1;
                 int h = u24le(d, 27) + 1;
-                return new ImageHeader(ImageFormat.WEBP, w, h, 1, animated, true);
+                int orientation = (d[20] & 0x08) != 0 ? webpOrientation(d) : 1;
+                return new ImageHeader(ImageFormat.WEBP, w, h, orientation, animated, true);
             }
             default -> throw new HeaderException("webp: unknown first chunk '" + chunk.strip() + "'");
         }

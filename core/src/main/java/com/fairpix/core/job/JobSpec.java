@@ -34,6 +34,9 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     public static final int DEFAULT_QUALITY = 80;
     private static final Pattern VARIANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
     private static final Set<String> FORMATS = Set.of("jpeg", "png", "webp");
+    private static final Pattern COLOUR = Pattern.compile("#[0-9a-f]{6}");
+    private static final List<String> OPS = List.of("resize", "crop", "rotate", "flip", "flop", "blur", "sharpen",
+            "grayscale", "watermark", "background", "encode");
 
     /** The final encode step of a variant. */
     public static Operation.Encode encodeOf(List<Operation> ops) {
@@ -41,11 +44,22 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     }
 
     /**
-     * Parses and validates a spec, collecting every problem.
+     * Parses and validates a spec without a tenant: watermark keys are only checked for shape.
      *
      * @throws ApiProblem 400 {@code invalid-spec} with an {@code errors} list naming each problem
      */
     public static JobSpec parse(String json) {
+        return parse(json, null);
+    }
+
+    /**
+     * Parses and validates a spec, collecting every problem.
+     *
+     * @param tenant the submitting tenant; watermark keys must lie under its prefix
+     *               ({@code tenants/{tenant}/}); null skips that check
+     * @throws ApiProblem 400 {@code invalid-spec} with an {@code errors} list naming each problem
+     */
+    public static JobSpec parse(String json, String tenant) {
         if (json == null || json.isBlank()) {
             throw invalid(List.of("spec is missing: send a 'spec' part (multipart) or the 'spec' query parameter"));
         }
@@ -82,14 +96,14 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
                 Map.Entry<String, JsonNode> e = it.next();
                 String name = e.getKey();
                 if (!VARIANT_NAME.matcher(name).matches()) errors.add("variant name '" + name + "' must match " + VARIANT_NAME.pattern());
-                variants.put(name, parseOperations("variants." + name, e.getValue(), errors));
+                variants.put(name, parseOperations("variants." + name, e.getValue(), tenant, errors));
             }
         }
         if (!errors.isEmpty()) throw invalid(errors);
         return new JobSpec(variants, pool, webhookUrl);
     }
 
-    private static List<Operation> parseOperations(String path, JsonNode node, List<String> errors) {
+    private static List<Operation> parseOperations(String path, JsonNode node, String tenant, List<String> errors) {
         List<Operation> ops = new ArrayList<>();
         if (node == null || !node.isArray() || node.isEmpty()) {
             errors.add(path + " must be a non-empty list of operations");
@@ -103,47 +117,182 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
                 continue;
             }
             String name = op.get("op").asText();
-            switch (name) {
-                case "resize" -> {
+            Operation parsed = switch (name) {
+                case "resize" -> resize(op, at, errors);
+                case "crop" -> {
+                    unknownMembers(op, at, Set.of("op", "left", "top", "width", "height"), errors);
+                    Integer left = integer(op, "left", 0, MAX_SIDE - 1, 0, at, errors);
+                    Integer top = integer(op, "top", 0, MAX_SIDE - 1, 0, at, errors);
                     Integer w = side(op, "width", at, errors);
                     Integer h = side(op, "height", at, errors);
-                    if (w == null && h == null) errors.add(at + ": resize needs width or height (pixels)");
-                    Operation.Fit fit = Operation.Fit.CONTAIN;
-                    if (op.has("fit")) {
-                        try {
-                            fit = Operation.Fit.valueOf(op.get("fit").asText().toUpperCase(Locale.ROOT));
-                        } catch (IllegalArgumentException ex) {
-                            errors.add(at + ": fit must be one of contain, cover, fill");
-                        }
+                    if (w == null || h == null) {
+                        errors.add(at + ": crop needs width and height (pixels)");
+                        yield null;
                     }
-                    if (fit != Operation.Fit.CONTAIN && (w == null || h == null)) errors.add(at + ": fit " + fit.name().toLowerCase(Locale.ROOT) + " needs both width and height");
-                    JsonNode noEnlargeNode = op.get("withoutEnlargement");
-                    if (noEnlargeNode != null && !noEnlargeNode.isNull() && !noEnlargeNode.isBoolean()) errors.add(at + ": withoutEnlargement must be true or false");
-                    boolean noEnlarge = noEnlargeNode != null && noEnlargeNode.asBoolean();
-                    unknownMembers(op, at, Set.of("op", "width", "height", "fit", "withoutEnlargement"), errors);
-                    ops.add(new Operation.Resize(w, h, fit, noEnlarge));
+                    yield left == null || top == null ? null : new Operation.Crop(left, top, w, h);
+                }
+                case "rotate" -> {
+                    unknownMembers(op, at, Set.of("op", "angle"), errors);
+                    JsonNode a = op.get("angle");
+                    if (a == null || !a.isInt() || !Set.of(90, 180, 270).contains(a.asInt())) {
+                        errors.add(at + ": rotate needs angle 90, 180 or 270 (degrees clockwise)");
+                        yield null;
+                    }
+                    yield new Operation.Rotate(a.asInt());
+                }
+                case "flip" -> {
+                    unknownMembers(op, at, Set.of("op"), errors);
+                    yield new Operation.Flip();
+                }
+                case "flop" -> {
+                    unknownMembers(op, at, Set.of("op"), errors);
+                    yield new Operation.Flop();
+                }
+                case "grayscale", "greyscale" -> {
+                    unknownMembers(op, at, Set.of("op"), errors);
+                    yield new Operation.Grayscale();
+                }
+                case "blur" -> {
+                    unknownMembers(op, at, Set.of("op", "sigma"), errors);
+                    Double sigma = number(op, "sigma", 0.3, 1000, null, at, errors);
+                    if (sigma == null && !op.has("sigma")) errors.add(at + ": blur needs sigma (pixels, 0.3–1000)");
+                    yield sigma == null ? null : new Operation.Blur(sigma);
+                }
+                case "sharpen" -> {
+                    unknownMembers(op, at, Set.of("op", "sigma", "amount"), errors);
+                    Double sigma = number(op, "sigma", 0.3, 10, 1.0, at, errors);
+                    Double amount = number(op, "amount", 0, 10, 1.0, at, errors);
+                    yield sigma == null || amount == null ? null : new Operation.Sharpen(sigma, amount);
+                }
+                case "watermark" -> watermark(op, at, tenant, errors);
+                case "background" -> {
+                    unknownMembers(op, at, Set.of("op", "colour", "color"), errors);
+                    JsonNode c = op.has("colour") ? op.get("colour") : op.get("color");
+                    String v = c == null ? "" : c.asText().toLowerCase(Locale.ROOT);
+                    if (!COLOUR.matcher(v).matches()) {
+                        errors.add(at + ": background needs colour as #rrggbb");
+                        yield null;
+                    }
+                    yield new Operation.Background(v);
                 }
                 case "encode" -> {
-                    String format = op.has("format") ? op.get("format").asText().toLowerCase(Locale.ROOT) : "";
-                    if (format.equals("jpg")) format = "jpeg";
-                    if (!FORMATS.contains(format)) errors.add(at + ": format must be one of jpeg, png, webp");
-                    int quality = DEFAULT_QUALITY;
-                    if (op.has("quality")) {
-                        JsonNode q = op.get("quality");
-                        if (!q.isInt() || q.asInt() < 1 || q.asInt() > 100) errors.add(at + ": quality must be an integer 1–100");
-                        else quality = q.asInt();
-                    }
                     if (i != node.size() - 1) errors.add(at + ": encode must be the last operation of a variant");
-                    unknownMembers(op, at, Set.of("op", "format", "quality"), errors);
-                    ops.add(new Operation.Encode(format, quality));
+                    yield encode(op, at, errors);
                 }
-                default -> errors.add(at + ": unknown op '" + name + "' (known: resize, encode)");
-            }
+                default -> {
+                    errors.add(at + ": unknown op '" + name + "' (known: " + String.join(", ", OPS) + ")");
+                    yield null;
+                }
+            };
+            if (parsed != null) ops.add(parsed);
         }
         if (!ops.isEmpty() && !(ops.get(ops.size() - 1) instanceof Operation.Encode)) {
             ops.add(new Operation.Encode("jpeg", DEFAULT_QUALITY));
         }
         return ops;
+    }
+
+    private static Operation.Resize resize(JsonNode op, String at, List<String> errors) {
+        Integer w = side(op, "width", at, errors);
+        Integer h = side(op, "height", at, errors);
+        if (w == null && h == null && !op.has("width") && !op.has("height")) errors.add(at + ": resize needs width or height (pixels)");
+        Operation.Fit fit = Operation.Fit.CONTAIN;
+        if (op.has("fit")) {
+            try {
+                fit = Operation.Fit.valueOf(op.get("fit").asText().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException ex) {
+                errors.add(at + ": fit must be one of contain, cover, fill, inside, outside");
+            }
+        }
+        if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && (w == null || h == null)) {
+            errors.add(at + ": fit " + fit.id() + " needs both width and height");
+        }
+        Operation.Gravity gravity = gravity(op, at, errors);
+        if (op.has("gravity") && fit != Operation.Fit.COVER) errors.add(at + ": gravity applies only to fit cover");
+        boolean noEnlarge = bool(op, "withoutEnlargement", at, errors);
+        unknownMembers(op, at, Set.of("op", "width", "height", "fit", "withoutEnlargement", "gravity"), errors);
+        return new Operation.Resize(w, h, fit, noEnlarge, gravity);
+    }
+
+    private static Operation.Watermark watermark(JsonNode op, String at, String tenant, List<String> errors) {
+        unknownMembers(op, at, Set.of("op", "key", "gravity", "opacity", "scale", "margin"), errors);
+        String key = op.hasNonNull("key") ? op.get("key").asText() : "";
+        String prefix = tenant == null ? "tenants/" : "tenants/" + tenant + "/";
+        boolean ok = true;
+        if (key.isEmpty()) {
+            errors.add(at + ": watermark needs key, the S3 key of an image under " + prefix);
+            ok = false;
+        } else if (!key.startsWith(prefix) || key.contains("..") || key.contains("//") || key.contains("\\")) {
+            // A tenant may only overlay its own objects; never another tenant's originals or results.
+            errors.add(at + ": watermark key must lie under the tenant's own prefix " + prefix);
+            ok = false;
+        }
+        Operation.Gravity gravity = op.has("gravity") ? gravity(op, at, errors) : Operation.Gravity.SOUTHEAST;
+        Double opacity = number(op, "opacity", 0, 1, 0.5, at, errors);
+        Double scale = number(op, "scale", 0.01, 1, 0.25, at, errors);
+        Integer margin = integer(op, "margin", 0, 1000, 10, at, errors);
+        if (!ok || gravity == null || opacity == null || scale == null || margin == null) return null;
+        return new Operation.Watermark(key, gravity, opacity, scale, margin);
+    }
+
+    private static Operation.Encode encode(JsonNode op, String at, List<String> errors) {
+        unknownMembers(op, at, Set.of("op", "format", "quality", "progressive", "compression", "lossless"), errors);
+        String format = op.has("format") ? op.get("format").asText().toLowerCase(Locale.ROOT) : "";
+        if (format.equals("jpg")) format = "jpeg";
+        if (!FORMATS.contains(format)) errors.add(at + ": format must be one of jpeg, png, webp");
+        int quality = DEFAULT_QUALITY;
+        if (op.has("quality")) {
+            JsonNode q = op.get("quality");
+            if (!q.isInt() || q.asInt() < 1 || q.asInt() > 100) errors.add(at + ": quality must be an integer 1–100");
+            else quality = q.asInt();
+        }
+        boolean progressive = bool(op, "progressive", at, errors);
+        if (progressive && !format.equals("jpeg")) errors.add(at + ": progressive applies only to jpeg");
+        Integer compression = integer(op, "compression", 0, 9, Operation.Encode.DEFAULT_PNG_COMPRESSION, at, errors);
+        if (op.has("compression") && !format.equals("png")) errors.add(at + ": compression applies only to png");
+        boolean lossless = bool(op, "lossless", at, errors);
+        if (lossless && !format.equals("webp")) errors.add(at + ": lossless applies only to webp");
+        return new Operation.Encode(format, quality, progressive, compression == null ? Operation.Encode.DEFAULT_PNG_COMPRESSION : compression, lossless);
+    }
+
+    private static Operation.Gravity gravity(JsonNode op, String at, List<String> errors) {
+        if (!op.has("gravity")) return Operation.Gravity.CENTRE;
+        Operation.Gravity g = Operation.Gravity.parse(op.get("gravity").asText());
+        if (g == null) errors.add(at + ": gravity must be one of centre, north, northeast, east, southeast, south, southwest, west, northwest, smart");
+        return g;
+    }
+
+    private static boolean bool(JsonNode op, String member, String at, List<String> errors) {
+        if (!op.has(member) || op.get(member).isNull()) return false;
+        if (!op.get(member).isBoolean()) {
+            errors.add(at + ": " + member + " must be true or false");
+            return false;
+        }
+        return op.get(member).asBoolean();
+    }
+
+    private static Integer integer(JsonNode op, String member, int min, int max, Integer dflt, String at, List<String> errors) {
+        if (!op.has(member)) return dflt;
+        JsonNode v = op.get(member);
+        if (!v.isInt() || v.asInt() < min || v.asInt() > max) {
+            errors.add(at + ": " + member + " must be an integer " + min + "–" + max);
+            return null;
+        }
+        return v.asInt();
+    }
+
+    private static Double number(JsonNode op, String member, double min, double max, Double dflt, String at, List<String> errors) {
+        if (!op.has(member)) return dflt;
+        JsonNode v = op.get(member);
+        if (!v.isNumber() || !(v.asDouble() >= min && v.asDouble() <= max)) {
+            errors.add(at + ": " + member + " must be a number " + fmt(min) + "–" + fmt(max));
+            return null;
+        }
+        return v.asDouble();
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 
     private static Integer side(JsonNode op, String member, String at, List<String> errors) {
@@ -165,6 +314,15 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     private static ApiProblem invalid(List<String> errors) {
         return ApiProblem.badRequest("invalid-spec", "The job spec is invalid: " + String.join("; ", errors))
                 .with("errors", errors);
+    }
+
+    /** Every watermark key the spec reads (to check against the tenant prefix and to prefetch). */
+    public Set<String> watermarkKeys() {
+        Set<String> keys = new java.util.LinkedHashSet<>();
+        for (List<Operation> ops : variants.values()) {
+            for (Operation op : ops) if (op instanceof Operation.Watermark w) keys.add(w.key());
+        }
+        return keys;
     }
 
     /** Number of operations over all variants (a cost input). */

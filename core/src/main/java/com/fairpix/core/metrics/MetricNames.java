@@ -12,6 +12,8 @@ public final class MetricNames {
     public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
     public static final String JOBS_RUNNING = "fairpix.jobs.running";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
+    /** Native pixel memory reserved by running jobs, bytes (gauge). */
+    public static final String NATIVE_MEMORY_RESERVED = "fairpix.worker.native.memory.reserved.bytes";
     /** Cost units (megapixels x operations) of work a worker did for a tenant. */
     public static final String TENANT_SERVICE = "fairpix.tenant.service.cost";
     public static final String FAIRNESS_INDEX = "fairpix.scheduler.fairness.index";
@@ -23,4 +25,30 @@ public final class MetricNames {
     public static final String WEBHOOK_DEAD_LETTERED = "fairpix.webhook.dead.lettered";
     /** Deliveries waiting for an attempt (due now or later). */
     public static final String WEBHOOK_PENDING = "fairpix.webhook.pending";
+
+    /** Gauge, per pool: replicas the autoscaler wants. */
+    public static final String AUTOSCALER_DESIRED_REPLICAS = "fairpix.autoscaler.desired.replicas";
+    /** Gauge, per pool: replicas the actuator reports running. */
+    public static final String AUTOSCALER_ACTUAL_REPLICAS = "fairpix.autoscaler.actual.replicas";
+    /** Counter, per pool and reason: decisions taken (one per evaluation period). */
+    public static final String AUTOSCALER_DECISIONS = "fairpix.autoscaler.decisions";
+    /** Gauge, per pool: consumer lag in messages at the last good reading. */
+    public static final String AUTOSCALER_CONSUMER_LAG = "fairpix.autoscaler.consumer.lag.messages";
+    /** Gauge, per pool: ingest submissions per second at the last good reading. */
+    public static final String AUTOSCALER_INGEST_QPS = "fairpix.autoscaler.ingest.qps";
+    /** Counter, per pool: signal readings that failed (the autoscaler held). */
+    public static final String AUTOSCALER_FAILED_READINGS = "fairpix.autoscaler.failed.readings";
+
+    /** Tokens admitted (cost units), by tenant. Counter. */
+    public static final String QUOTA_CONSUMED = "fairpix.quota.consumed";
+    /** Tokens left in a tenant's guaranteed bucket after its last decision. Gauge. */
+    public static final String QUOTA_REMAINING = "fairpix.quota.remaining";
+    /** Enforced rejections, by tenant and reason (rate, daily-quota, concurrency, cost-exceeds-burst, backend). */
+    public static final String QUOTA_REJECTIONS = "fairpix.quota.rejections";
+    /** Tokens admitted above the tenant's guarantee, borrowed from the farm's pool. Counter. */
+    public static final String QUOTA_BORROWED = "fairpix.quota.borrowed";
+    /** Decisions a policy in shadow mode would have rejected (counted, not enforced), by reason. */
+    public static final String QUOTA_SHADOW_REJECTIONS = "fairpix.quota.shadow.rejections";
+    /** Decisions taken on the local per-node budget because Redis was unreachable (fail open). */
+    public static final String QUOTA_FALLBACK_DECISIONS = "fairpix.quota.fallback.decisions";
 }

@@ -70,4 +70,26 @@ public final class RedisKeys {
      * member is re-scored to a lease, so a dispatcher that dies mid-attempt leaves it to another.
      */
     public static String webhookDue() { return "fp:wh:due"; }
+    /**
+     * Jobs accepted for a pool during one wall-clock second (epoch seconds), counted by every
+     * ingest node with INCR and expiring after 2 minutes; the autoscaler sums them into QPS.
+     * One small farm-wide key per second: at most one INCR per accepted job.
+     */
+    public static String submissionsPerSecond(String pool, long epochSecond) { return "fp:qps:" + pool + ":" + epochSecond; }
+
+    /**
+     * Admission state of one tenant: a hash with the guaranteed (private) token bucket, the
+     * ceiling bucket and the daily-quota counter, in nanotokens and microseconds. Expires once
+     * every bucket in it would be full again anyway.
+     */
+    public static String admission(String tenant) { return "fp:{" + tenant + "}:adm"; }
+
+    /** Sorted set of a tenant's concurrency leases: job id scored by the lease's expiry, epoch microseconds. */
+    public static String admissionLeases(String tenant) { return "fp:{" + tenant + "}:leases"; }
+
+    /**
+     * The farm-wide borrowing pool (one hash; its own slot in Redis Cluster). Touched by every
+     * admission when borrowing is on; see docs/admission.md for the Cluster caveat.
+     */
+    public static String admissionPool() { return "fp:{pool}:adm"; }
 }

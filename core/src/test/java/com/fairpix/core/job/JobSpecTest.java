@@ -84,7 +84,7 @@ class JobSpecTest {
     void everyProblemOfASpecIsListedInOneAnswer() {
         ApiProblem p = invalid("""
                 {"priority":1,"variants":{"a":[
-                  {"op":"rotate","degrees":90},
+                  {"op":"swirl","degrees":90},
                   {"op":"resize","width":0,"height":10},
                   {"op":"resize","width":10,"fit":"cover"},
                   {"op":"encode","format":"png","quality":101},
@@ -96,7 +96,7 @@ class JobSpecTest {
         List<String> errors = errors(p);
         assertThat(errors).hasSize(7);
         assertThat(errors).anySatisfy(e -> assertThat(e).contains("unknown member 'priority'"));
-        assertThat(errors).anySatisfy(e -> assertThat(e).contains("variants.a[0]").contains("unknown op 'rotate'"));
+        assertThat(errors).anySatisfy(e -> assertThat(e).contains("variants.a[0]").contains("unknown op 'swirl'"));
         assertThat(errors).anySatisfy(e -> assertThat(e).contains("variants.a[1]").contains("width must be an integer 1–16384"));
         assertThat(errors).anySatisfy(e -> assertThat(e).contains("variants.a[2]").contains("cover needs both width and height"));
         assertThat(errors).anySatisfy(e -> assertThat(e).contains("variants.a[3]").contains("quality must be an integer 1–100"));
@@ -123,7 +123,7 @@ class JobSpecTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            unknown op             | [{"op":"crop","width":5}]                                     | unknown op 'crop'
+            unknown op             | [{"op":"swirl","width":5}]                                    | unknown op 'swirl'
             width 0                | [{"op":"resize","width":0,"height":10}]                       | width must be an integer 1–16384
             width over the max     | [{"op":"resize","width":16385,"height":10}]                   | width must be an integer 1–16384
             width not an integer   | [{"op":"resize","width":25.5,"height":10}]                    | width must be an integer 1–16384
@@ -136,7 +136,7 @@ class JobSpecTest {
             quality 0              | [{"op":"encode","format":"jpeg","quality":0}]                 | quality must be an integer 1–100
             encode without format  | [{"op":"encode"}]                                             | format must be one of jpeg, png, webp
             encode not last        | [{"op":"encode","format":"png"},{"op":"resize","width":5}]    | encode must be the last operation
-            unknown member         | [{"op":"resize","width":5,"gravity":"north"}]                 | unknown member 'gravity'
+            unknown member         | [{"op":"resize","width":5,"angle":90}]                        | unknown member 'angle'
             operation not object   | ["resize"]                                                    | must be an object with an 'op' member
             operation without op   | [{"width":5}]                                                 | must be an object with an 'op' member
             empty operation list   | []                                                            | must be a non-empty list of operations

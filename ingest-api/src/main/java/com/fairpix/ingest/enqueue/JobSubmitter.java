@@ -16,6 +16,11 @@ import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.StorageKeys;
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.ingest.admission.Admission;
+import com.fairpix.ingest.admission.AdmissionConfig;
+import com.fairpix.ingest.admission.Cost;
+import com.fairpix.ingest.admission.Decision;
+import com.fairpix.ingest.admission.RateLimitFields;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -32,12 +37,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * Accepts one upload: validates it, stores the original in S3, records the job as QUEUED in Redis
+ * Accepts one upload: validates it, asks admission control (rate, cost, daily quota, concurrency)
+ * with the cost read from the image header, stores the original in S3, records the job as QUEUED in Redis
  * and produces the job message to Kafka, returning only after Kafka acknowledged it.
  */
 public final class JobSubmitter {
@@ -51,13 +58,18 @@ public final class JobSubmitter {
     private final MeterRegistry metrics;
     private final TenantTags tenantTags;
     private final Clock clock;
+    private final Admission admission;
+    private final AdmissionConfig admissionConfig;
     /** Checks a spec's webhookUrl at submission; null accepts none. */
     private final com.fairpix.core.webhook.UrlGuard webhookGuard;
 
     public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
-                        MeterRegistry metrics, TenantTags tenantTags, Clock clock, com.fairpix.core.webhook.UrlGuard webhookGuard) {
+                        MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig,
+                        com.fairpix.core.webhook.UrlGuard webhookGuard) {
         this.webhookGuard = webhookGuard;
         this.tenantTags = tenantTags;
+        this.admission = admission;
+        this.admissionConfig = admissionConfig;
         this.objects = objects;
         this.jobs = jobs;
         this.redis = redis;
@@ -66,18 +78,22 @@ public final class JobSubmitter {
         this.clock = clock;
     }
 
-    /** The accepted job, and whether it is a replay of an earlier request with the same Idempotency-Key. */
-    public record Submission(JobRecord job, boolean replayed) {}
+    /**
+     * The accepted job, whether it is a replay of an earlier request with the same
+     * Idempotency-Key, and the admission decision (null for a replay: it was not charged again).
+     */
+    public record Submission(JobRecord job, boolean replayed, Decision admission) {}
 
     /**
      * @param image          the upload's bytes
      * @param specJson       the job spec as JSON
      * @param idempotencyKey the client's Idempotency-Key header, or null
      * @throws ApiProblem 400 bad spec, 413 too large, 415 format not allowed, 422 bad header or too
-     *                    many pixels, 409 a request with the same key in flight, 503 a backend down
+     *                    many pixels or a cost that can never fit, 429 over a rate, quota or
+     *                    concurrency limit, 409 a request with the same key in flight, 503 a backend down
      */
     public Submission submit(Tenant tenant, byte[] image, String specJson, String idempotencyKey) {
-        JobSpec spec = JobSpec.parse(specJson);
+        JobSpec spec = JobSpec.parse(specJson, tenant.id());
         if (spec.webhookUrl() != null) {
             if (webhookGuard == null) throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl is not accepted by this node").with("errors", java.util.List.of("webhookUrl is not accepted"));
             try {
@@ -96,9 +112,13 @@ public final class JobSubmitter {
         String jobId = JobIds.next();
         if (idempotencyKey != null) {
             Optional<JobRecord> earlier = claimIdempotencyKey(tenant.id(), idempotencyKey, jobId);
-            if (earlier.isPresent()) return new Submission(earlier.get(), true);
+            if (earlier.isPresent()) return new Submission(earlier.get(), true, null);
         }
+        Decision decision = null;
         try {
+            // Admission after validation and the header read (the cost needs the pixels), before any write.
+            decision = admission.decide(tenant, Cost.nano(admissionConfig, header.pixels(), spec.variants().size()), jobId);
+            if (!decision.allowed()) throw RateLimitFields.problem(tenant, decision);
             Instant now = clock.instant();
             String key = StorageKeys.original(tenant.id(), jobId, header.format().extension(), now);
             JobRecord.Original original = new JobRecord.Original(key, header.format().id(), image.length, sha256(image), header.displayWidth(), header.displayHeight());
@@ -108,11 +128,31 @@ public final class JobSubmitter {
             createRecord(job);
             enqueue(job, cost(header, spec));
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
+            countForAutoscaler(pool, now);
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.length);
-            return new Submission(job, false);
+            return new Submission(job, false, decision);
         } catch (RuntimeException e) {
+            // Not accepted: free the concurrency slot (the tokens stay spent: a retry storm against a
+            // failing backend must not be free).
+            if (decision != null && decision.allowed()) releaseLease(tenant.id(), jobId);
             if (idempotencyKey != null) releaseIdempotencyKey(tenant.id(), idempotencyKey, jobId);
             throw e;
+        }
+    }
+
+    /**
+     * One INCR on the pool's per-second key (expires after 120 s), which the autoscaler sums into
+     * ingest QPS across all ingest nodes. Best effort: the job is already accepted, and a lost
+     * count only makes the autoscaler's QPS reading a little low.
+     */
+    private void countForAutoscaler(String pool, Instant now) {
+        String key = RedisKeys.submissionsPerSecond(pool, now.getEpochSecond());
+        try (AbstractTransaction tx = redis.multi()) {
+            tx.incr(key);
+            tx.expire(key, 120);
+            tx.exec();
+        } catch (RuntimeException e) {
+            log.debug("QPS counter not updated: {}", e.toString());
         }
     }
 
@@ -195,6 +235,14 @@ public final class JobSubmitter {
             return earlier;
         } catch (JedisException e) {
             throw ApiProblem.unavailable("redis", "The job store is not answering; try again shortly.", 5);
+        }
+    }
+
+    private void releaseLease(String tenant, String jobId) {
+        try {
+            admission.release(tenant, jobId);
+        } catch (RuntimeException ignored) {
+            // the lease expires with its TTL
         }
     }
 

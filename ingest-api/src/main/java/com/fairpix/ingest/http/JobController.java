@@ -7,6 +7,8 @@ import com.fairpix.core.job.JobState;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.ingest.admission.Admission;
+import com.fairpix.ingest.admission.RateLimitFields;
 import com.fairpix.ingest.auth.Authenticator;
 import com.fairpix.ingest.enqueue.JobSubmitter;
 import io.javalin.http.Context;
@@ -26,8 +28,10 @@ public final class JobController {
     private final JobStore jobs;
     private final ObjectStore objects;
     private final Clock clock;
+    private final Admission admission;
 
-    public JobController(Authenticator auth, JobSubmitter submitter, JobStore jobs, ObjectStore objects, Clock clock) {
+    public JobController(Authenticator auth, JobSubmitter submitter, JobStore jobs, ObjectStore objects, Clock clock, Admission admission) {
+        this.admission = admission;
         this.auth = auth;
         this.submitter = submitter;
         this.jobs = jobs;
@@ -59,6 +63,7 @@ public final class JobController {
             spec = ctx.queryParam("spec");
         }
         JobSubmitter.Submission submission = submitter.submit(tenant, image, spec, ctx.header("Idempotency-Key"));
+        if (submission.admission() != null) RateLimitFields.headers(submission.admission()).forEach(ctx::header);
         JobView view = JobView.of(submission.job());
         ctx.header("Location", view.self());
         if (submission.replayed()) ctx.header("Idempotent-Replayed", "true");
@@ -95,6 +100,11 @@ public final class JobController {
         JobStore.Transition t = jobs.transition(job.cancelled(clock.instant()), Set.of(JobState.QUEUED));
         if (!t.applied()) {
             throw ApiProblem.conflict("not-cancellable", "Job " + job.id() + " is " + t.found() + "; only QUEUED jobs can be cancelled.");
+        }
+        try {
+            admission.release(tenant.id(), job.id()); // a cancelled job frees its concurrency slot
+        } catch (RuntimeException ignored) {
+            // the lease expires with its TTL
         }
         ctx.json(JobView.of(find(tenant, job.id())));
     }

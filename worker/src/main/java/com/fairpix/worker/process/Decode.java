@@ -5,23 +5,30 @@ import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.job.Operation;
+import java.util.ArrayList;
 import java.util.List;
 import org.opencv.core.Core;
 import org.opencv.core.CvException;
 import org.opencv.core.CvType;
 import org.opencv.core.Mat;
 import org.opencv.core.MatOfByte;
+import org.opencv.core.Scalar;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.opencv.imgproc.Imgproc;
 
 /**
- * Decode step: header checks, shrink-on-load for JPEG (libjpeg DCT scaling via
- * {@code IMREAD_REDUCED_COLOR_2/4/8}, chosen so the decoded image still covers the largest
- * requested output), EXIF auto-orientation, and normalisation to 8-bit BGR or BGRA.
+ * Decode step, in two halves. {@link #plan} reads only the header: format allow-list (magic
+ * bytes), pixel limit, animation, truncation (JPEG without EOI, PNG without IEND: OpenCV would
+ * return a grey-filled picture with only a stderr warning), and the JPEG shrink-on-load factor
+ * (libjpeg DCT scaling via {@code IMREAD_REDUCED_COLOR_2/4/8}, chosen so the decoded image still
+ * covers the largest requested output). {@link #apply} then decodes and normalises to an upright
+ * 8-bit BGR or BGRA image.
  *
- * <p>JPEG is decoded with {@code IMREAD_COLOR}/{@code REDUCED}, where OpenCV applies the EXIF
- * orientation. PNG and WebP are decoded {@code IMREAD_UNCHANGED} to keep alpha and 16 bits, then
- * converted here: 16-bit scaled by 1/257 (OpenCV's own conversion clips), grey expanded to BGR.
+ * <p>JPEG is decoded as colour with {@code IMREAD_IGNORE_ORIENTATION} (libjpeg converts CMYK/YCCK
+ * to BGR; no ICC is applied); PNG and WebP with {@code IMREAD_UNCHANGED} to keep alpha and 16 bits.
+ * Either way EXIF orientation is applied by {@link Orient}, since OpenCV never rotates under
+ * {@code IMREAD_UNCHANGED}. 16-bit is scaled by 1/257 (OpenCV's own conversion clips), grey
+ * expanded to BGR, and grey + tRNS (which OpenCV 4.9 turns opaque) gets its alpha back.
  */
 public final class Decode {
     private final long maxPixels;
@@ -32,34 +39,55 @@ public final class Decode {
     }
 
     /**
+     * Everything that can be known before allocating pixels.
+     *
      * @throws JobFailure.Permanent reasons {@code unsupported-format}, {@code undecodable-header},
-     *                              {@code too-many-pixels}, {@code truncated}, {@code undecodable}
+     *                              {@code too-many-pixels}, {@code animated}, {@code truncated}
      */
-    public Decoded apply(byte[] data, JobSpec spec) {
+    public DecodePlan plan(byte[] data, JobSpec spec) {
         ImageHeader header;
         try {
             header = ImageHeader.read(data);
         } catch (ImageHeader.HeaderException e) {
             throw new JobFailure.Permanent("undecodable-header", e.getMessage());
         }
-        if (header == null) throw new JobFailure.Permanent("unsupported-format", "not a JPEG, PNG or WebP image");
+        if (header == null) throw new JobFailure.Permanent("unsupported-format", "not a JPEG, PNG or WebP image (checked by its first bytes)");
         if (header.pixels() > maxPixels) {
-            throw new JobFailure.Permanent("too-many-pixels", header.width() + "x" + header.height() + " is over the worker limit of " + maxPixels + " pixels");
+            throw new JobFailure.Permanent("too-many-pixels", header.width() + "x" + header.height() + " is over the worker limit of " + maxPixels + " pixels (worker.max-pixels)");
         }
+        if (header.animated()) throw new JobFailure.Permanent("animated", "animated images are not supported");
         // OpenCV fills a truncated file's missing part with grey and only warns on stderr.
         if (!header.complete()) throw new JobFailure.Permanent("truncated", "the " + header.format().id() + " file ends before its end marker");
 
-        int reduction = header.format() == ImageFormat.JPEG ? reductionFor(header, spec) : 1;
+        if (header.format() != ImageFormat.JPEG) {
+            return new DecodePlan(header, Imgcodecs.IMREAD_UNCHANGED, 1, header.width(), header.height());
+        }
+        int reduction = reductionFor(header, spec);
         int flags = switch (reduction) {
             case 8 -> Imgcodecs.IMREAD_REDUCED_COLOR_8;
             case 4 -> Imgcodecs.IMREAD_REDUCED_COLOR_4;
             case 2 -> Imgcodecs.IMREAD_REDUCED_COLOR_2;
-            default -> header.format() == ImageFormat.JPEG ? Imgcodecs.IMREAD_COLOR : Imgcodecs.IMREAD_UNCHANGED;
+            default -> Imgcodecs.IMREAD_COLOR;
         };
+        // libjpeg rounds scaled sizes up (jdmaster.c jdiv_round_up).
+        return new DecodePlan(header, flags | Imgcodecs.IMREAD_IGNORE_ORIENTATION, reduction,
+                (header.width() + reduction - 1) / reduction, (header.height() + reduction - 1) / reduction);
+    }
+
+    /**
+     * @throws JobFailure.Permanent reasons of {@link #plan}, and {@code undecodable}
+     */
+    public Decoded apply(byte[] data, JobSpec spec) {
+        return apply(data, plan(data, spec));
+    }
+
+    /** Decodes as planned. @throws JobFailure.Permanent {@code undecodable} */
+    public Decoded apply(byte[] data, DecodePlan plan) {
+        ImageHeader header = plan.header();
         Mat raw;
         MatOfByte buffer = new MatOfByte(data);
         try {
-            raw = Imgcodecs.imdecode(buffer, flags);
+            raw = Imgcodecs.imdecode(buffer, plan.flags());
         } catch (CvException e) {
             throw new JobFailure.Permanent("undecodable", "the decoder refused the image: " + e.getMessage());
         } finally {
@@ -69,41 +97,94 @@ public final class Decode {
             raw.release();
             throw new JobFailure.Permanent("undecodable", "the " + header.format().id() + " data cannot be decoded");
         }
-        return new Decoded(normalise(raw), reduction);
+        if (raw.cols() != plan.decodedWidth() || raw.rows() != plan.decodedHeight()) {
+            // The header and the codec disagree: a crafted or damaged file; do not trust either.
+            int w = raw.cols(), h = raw.rows();
+            raw.release();
+            throw new JobFailure.Permanent("undecodable", "decoded " + w + "x" + h + " but the header says " + plan.decodedWidth() + "x" + plan.decodedHeight());
+        }
+        Mat eight = normalise(raw, header.format() == ImageFormat.PNG ? greyTransparent(data) : -1);
+        Mat upright = Orient.apply(eight, header.orientation());
+        if (upright != eight) eight.release();
+        return new Decoded(upright, plan.reduction());
     }
 
     /**
      * The largest JPEG scale denominator (1, 2, 4, 8) that keeps the decoded image at least as large
-     * as every variant needs. A variant without a resize needs the full size.
+     * as every variant needs. A variant needs the full size when it has no resize, or when a step
+     * measured in source pixels (crop, blur, sharpen, watermark) comes before its first resize.
      */
     static int reductionFor(ImageHeader header, JobSpec spec) {
         double allowed = 8;
-        int w = header.displayWidth(), h = header.displayHeight();
         for (List<Operation> ops : spec.variants().values()) {
-            Operation.Resize resize = ops.stream().filter(o -> o instanceof Operation.Resize).map(o -> (Operation.Resize) o).findFirst().orElse(null);
-            if (resize == null) return 1;
-            double sx = resize.width() == null ? Double.NaN : (double) resize.width() / w;
-            double sy = resize.height() == null ? Double.NaN : (double) resize.height() / h;
-            double scale = switch (resize.fit()) {
-                case CONTAIN -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
-                case COVER, FILL -> Math.max(sx, sy);
-            };
-            allowed = Math.min(allowed, 1.0 / scale);
-        }
-        int reduction = 1;
-        for (int r : new int[] {8, 4, 2}) {
-            // Keep a few pixels on each side: libjpeg rounds up, and a 1-pixel decode breaks OpenCV's resize.
-            if (r <= allowed && w / r >= 2 && h / r >= 2) {
-                reduction = r;
-                break;
+            int w = header.displayWidth(), h = header.displayHeight();
+            Operation.Resize resize = null;
+            for (Operation op : ops) {
+                if (op instanceof Operation.Resize r) {
+                    resize = r;
+                    break;
+                }
+                if (op instanceof Operation.Rotate r && r.angle() != 180) {
+                    int t = w;
+                    w = h;
+                    h = t;
+                }
+                if (op instanceof Operation.Crop || op instanceof Operation.Blur || op instanceof Operation.Sharpen || op instanceof Operation.Watermark) break;
             }
+            if (resize == null) return 1;
+            double[] s = Resize.scales(w, h, resize);
+            allowed = Math.min(allowed, 1.0 / Math.max(s[0], s[1]));
         }
-        return reduction;
+        int w = header.width(), h = header.height();
+        for (int r : new int[] {8, 4, 2}) {
+            // Keep a few pixels on each side: a 1-pixel decode breaks OpenCV's REDUCED path (notes/opencv.md).
+            if (r <= allowed && w / r >= 2 && h / r >= 2) return r;
+        }
+        return 1;
     }
 
-    /** To 8 bits, and to BGR or BGRA. */
-    private static Mat normalise(Mat raw) {
+    /**
+     * For a grey PNG with a tRNS chunk, the 8-bit (or, for 16-bit files, 16-bit) sample value that is
+     * transparent, as OpenCV's decoder delivers samples (libpng expands 1/2/4-bit grey by bit
+     * replication: ×255, ×85, ×17); -1 otherwise. PNG spec §11.3.2.1.
+     */
+    static int greyTransparent(byte[] d) {
+        if (d.length < 33) return -1;
+        int depth = d[24] & 0xFF, colourType = d[25] & 0xFF;
+        if (colourType != 0) return -1;
+        long i = 8;
+        while (i + 12 <= d.length) {
+            int at = (int) i;
+            long len = ((long) (d[at] & 0xFF) << 24) | ((d[at + 1] & 0xFF) << 16) | ((d[at + 2] & 0xFF) << 8) | (d[at + 3] & 0xFF);
+            if (d[at + 4] == 'I' && d[at + 5] == 'D' && d[at + 6] == 'A' && d[at + 7] == 'T') return -1; // tRNS comes before IDAT
+            if (d[at + 4] == 't' && d[at + 5] == 'R' && d[at + 6] == 'N' && d[at + 7] == 'S') {
+                if (len < 2 || at + 10 > d.length) return -1;
+                int v = ((d[at + 8] & 0xFF) << 8) | (d[at + 9] & 0xFF);
+                return switch (depth) {
+                    case 1 -> (v & 1) * 255;
+                    case 2 -> (v & 3) * 85;
+                    case 4 -> (v & 15) * 17;
+                    case 8 -> v & 0xFF;
+                    case 16 -> v;
+                    default -> -1;
+                };
+            }
+            i += 12 + len;
+        }
+        return -1;
+    }
+
+    /** To 8 bits, and to BGR or BGRA. @param transparentGrey see {@link #greyTransparent} */
+    private static Mat normalise(Mat raw, int transparentGrey) {
         Mat m = raw;
+        Mat alpha = null;
+        if (m.channels() == 1 && transparentGrey >= 0) {
+            Mat mask = new Mat();
+            Core.inRange(m, new Scalar(transparentGrey), new Scalar(transparentGrey), mask);
+            alpha = new Mat();
+            Core.bitwise_not(mask, alpha);
+            mask.release();
+        }
         if (m.depth() == CvType.CV_16U) {
             Mat eight = new Mat();
             m.convertTo(eight, CvType.CV_8U, 1.0 / 257.0);
@@ -115,20 +196,23 @@ public final class Decode {
             m.release();
             m = eight;
         }
-        int code = switch (m.channels()) {
-            case 1 -> Imgproc.COLOR_GRAY2BGR;
-            case 2 -> -1; // grey + alpha: handled below
-            default -> 0;
-        };
-        if (code > 0) {
+        if (m.channels() == 1) {
             Mat bgr = new Mat();
-            Imgproc.cvtColor(m, bgr, code);
+            Imgproc.cvtColor(m, bgr, Imgproc.COLOR_GRAY2BGR);
             m.release();
-            return bgr;
+            if (alpha == null) return bgr;
+            List<Mat> planes = new ArrayList<>();
+            Core.split(bgr, planes);
+            planes.add(alpha);
+            Mat bgra = new Mat();
+            Core.merge(planes, bgra);
+            planes.forEach(Mat::release);
+            bgr.release();
+            return bgra;
         }
-        if (code < 0) {
-            // OpenCV has no GRAY+ALPHA conversion: split, expand the grey, merge back with alpha.
-            List<Mat> planes = new java.util.ArrayList<>();
+        if (m.channels() == 2) {
+            // grey + alpha: OpenCV has no GRAY+ALPHA conversion; expand the grey, keep the alpha.
+            List<Mat> planes = new ArrayList<>();
             Core.split(m, planes);
             Mat bgra = new Mat();
             Core.merge(List.of(planes.get(0), planes.get(0), planes.get(0), planes.get(1)), bgra);

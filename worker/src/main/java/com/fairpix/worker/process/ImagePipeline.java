@@ -2,57 +2,139 @@ package com.fairpix.worker.process;
 
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.job.Operation;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import org.opencv.core.Mat;
 
 /**
- * One job's image work: decode once, then for each variant apply its operations in order on the
- * shared source, and encode. Every intermediate Mat is released as soon as it is used, since
- * pixel memory is native and outside the Java heap.
+ * One job's image work: plan the decode from the header, reserve native memory for it, decode
+ * once, then for each variant apply its operations in order on the shared source, and encode. The
+ * time limit is checked between steps. Every intermediate Mat is released as soon as it is used,
+ * since pixel memory is native and outside the Java heap.
  */
 public final class ImagePipeline {
-    private final Decode decode;
+    /** Largest watermark image decoded, pixels: an overlay never needs more. */
+    static final long MAX_WATERMARK_PIXELS = 16_000_000;
 
-    /** @param maxPixels largest source decoded, pixels */
+    private final Decode decode;
+    private final Decode watermarkDecode = new Decode(MAX_WATERMARK_PIXELS);
+    private final NativeMemoryBudget budget;
+    private final Duration timeLimit;
+    private final LongSupplier nanoTime;
+
+    /** No memory budget, no time limit (tests, benchmarks). @param maxPixels largest source decoded, pixels */
     public ImagePipeline(long maxPixels) {
+        this(maxPixels, NativeMemoryBudget.unlimited(), null, System::nanoTime);
+    }
+
+    /**
+     * @param maxPixels largest source decoded, pixels
+     * @param budget    native memory shared by all jobs of this worker
+     * @param timeLimit per-job processing limit; null for none
+     * @param nanoTime  time source for the limit
+     */
+    public ImagePipeline(long maxPixels, NativeMemoryBudget budget, Duration timeLimit, LongSupplier nanoTime) {
         OpenCv.ensureLoaded();
         this.decode = new Decode(maxPixels);
+        this.budget = budget;
+        this.timeLimit = timeLimit;
+        this.nanoTime = nanoTime;
     }
 
     /** One encoded variant: bytes, format (jpeg|png|webp), pixel size. */
     public record Output(byte[] data, Operation.Encode encode, int width, int height) {}
 
-    /**
-     * @return variant name → encoded output, in spec order
-     * @throws com.fairpix.core.error.JobFailure.Permanent when the source cannot be decoded
-     */
+    /** Without assets: a spec with a watermark fails with {@code asset-not-found}. */
     public Map<String, Output> process(byte[] source, JobSpec spec) {
-        Map<String, Output> outputs = new LinkedHashMap<>();
-        try (Decoded decoded = decode.apply(source, spec)) {
-            for (Map.Entry<String, List<Operation>> variant : spec.variants().entrySet()) {
-                outputs.put(variant.getKey(), render(decoded.image(), variant.getValue()));
-            }
+        try {
+            return process(source, spec, Assets.NONE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new com.fairpix.core.error.JobFailure.Transient("interrupted", "interrupted while waiting for native memory", e);
         }
-        return outputs;
     }
 
-    private static Output render(Mat source, List<Operation> ops) {
+    /**
+     * @param assets where watermark images are read from
+     * @return variant name → encoded output, in spec order
+     * @throws com.fairpix.core.error.JobFailure.Permanent when the source cannot be decoded, a step
+     *         fails on this input, or the time limit passes
+     * @throws InterruptedException while waiting for native memory
+     */
+    public Map<String, Output> process(byte[] source, JobSpec spec, Assets assets) throws InterruptedException {
+        DecodePlan plan = decode.plan(source, spec);
+        try (NativeMemoryBudget.Lease lease = budget.acquire(NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutput(spec)))) {
+            // The limit covers decode and processing, not the wait for memory: waiting is backpressure.
+            Deadline deadline = timeLimit == null ? Deadline.none() : Deadline.after(timeLimit, nanoTime);
+            Map<String, Output> outputs = new LinkedHashMap<>();
+            Map<String, Mat> watermarks = new HashMap<>();
+            try (Decoded decoded = decode.apply(source, plan)) {
+                for (Map.Entry<String, List<Operation>> variant : spec.variants().entrySet()) {
+                    outputs.put(variant.getKey(), render(decoded.image(), variant.getValue(), deadline, key -> watermarks.computeIfAbsent(key, k -> loadWatermark(assets, k))));
+                }
+            } finally {
+                watermarks.values().forEach(Mat::release);
+            }
+            return outputs;
+        }
+    }
+
+    private Mat loadWatermark(Assets assets, String key) {
+        byte[] data = assets.read(key);
+        try {
+            JobSpec whole = new JobSpec(Map.of("w", List.of(new Operation.Encode("png", 80))), null);
+            return watermarkDecode.apply(data, whole).image();
+        } catch (com.fairpix.core.error.JobFailure.Permanent e) {
+            throw new com.fairpix.core.error.JobFailure.Permanent("bad-watermark", "watermark " + key + ": " + e.getMessage());
+        }
+    }
+
+    /** Pixels of the largest box any resize asks for (0 when none), for the memory estimate. */
+    static long largestOutput(JobSpec spec) {
+        long max = 0;
+        for (List<Operation> ops : spec.variants().values()) {
+            for (Operation op : ops) {
+                if (op instanceof Operation.Resize r) {
+                    long w = r.width() == null ? r.height() : r.width();
+                    long h = r.height() == null ? r.width() : r.height();
+                    max = Math.max(max, w * h * (r.fit() == Operation.Fit.OUTSIDE || r.fit() == Operation.Fit.COVER ? 2 : 1));
+                }
+            }
+        }
+        return max;
+    }
+
+    private static Output render(Mat source, List<Operation> ops, Deadline deadline, java.util.function.Function<String, Mat> watermarks) {
         Mat current = source;
+        int[] background = Flatten.WHITE;
         try {
             for (Operation op : ops) {
-                if (Thread.currentThread().isInterrupted()) throw new IllegalStateException("job interrupted");
-                switch (op) {
-                    case Operation.Resize r -> {
-                        Mat next = Resize.apply(current, r);
-                        if (current != source) current.release();
-                        current = next;
-                    }
-                    case Operation.Encode e -> {
-                        return new Output(Encode.apply(current, e), e, current.cols(), current.rows());
-                    }
+                deadline.check(op.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
+                if (op instanceof Operation.Encode e) {
+                    return new Output(Encode.apply(current, e, background), e, current.cols(), current.rows());
                 }
+                Mat next = switch (op) {
+                    case Operation.Resize r -> Resize.apply(current, r);
+                    case Operation.Crop c -> Crop.apply(current, c);
+                    case Operation.Rotate r -> Rotate.apply(current, r);
+                    case Operation.Flip f -> Mirror.flip(current);
+                    case Operation.Flop f -> Mirror.flop(current);
+                    case Operation.Blur b -> Blur.apply(current, b);
+                    case Operation.Sharpen s -> Sharpen.apply(current, s);
+                    case Operation.Grayscale g -> Grayscale.apply(current);
+                    case Operation.Watermark w -> Watermark.apply(current, watermarks.apply(w.key()), w);
+                    case Operation.Background b -> {
+                        background = b.bgr();
+                        yield current;
+                    }
+                    case Operation.Encode e -> throw new IllegalStateException("handled above");
+                };
+                if (next != current && current != source) current.release();
+                current = next;
             }
             throw new IllegalStateException("variant without an encode step");
         } finally {

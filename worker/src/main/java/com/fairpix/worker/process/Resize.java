@@ -7,49 +7,64 @@ import org.opencv.core.Size;
 import org.opencv.imgproc.Imgproc;
 
 /**
- * Resize step, with the fits sharp and imgproxy users know: {@code contain} (inside the box),
- * {@code cover} (fill the box, centre crop), {@code fill} (stretch). Downscaling uses
- * {@code INTER_AREA} (a box filter, free of aliasing), upscaling {@code INTER_CUBIC}.
+ * Resize step, with sharp's fits: {@code contain} (inside the box), {@code cover} (fill the box,
+ * crop at the gravity), {@code fill} (stretch), {@code inside} (contain, never enlarging),
+ * {@code outside} (at least the box, no crop, never enlarging). Downscaling uses {@code INTER_AREA}
+ * (a box filter, free of aliasing: notes/opencv.md), upscaling {@code INTER_CUBIC}.
  */
 public final class Resize {
     private Resize() {}
 
+    /** The scale a fit applies to a {@code sw × sh} source (per axis for {@code fill}): {sx, sy}. */
+    static double[] scales(int sw, int sh, Operation.Resize op) {
+        double sx = op.width() == null ? Double.NaN : (double) op.width() / sw;
+        double sy = op.height() == null ? Double.NaN : (double) op.height() / sh;
+        double s = switch (op.fit()) {
+            case CONTAIN, INSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
+            case COVER, OUTSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.max(sx, sy);
+            case FILL -> Double.NaN;
+        };
+        boolean never = op.withoutEnlargement() || op.fit() == Operation.Fit.INSIDE || op.fit() == Operation.Fit.OUTSIDE;
+        if (op.fit() == Operation.Fit.FILL) {
+            double fx = Double.isNaN(sx) ? 1 : sx, fy = Double.isNaN(sy) ? 1 : sy;
+            if (never) {
+                fx = Math.min(fx, 1);
+                fy = Math.min(fy, 1);
+            }
+            return new double[] {fx, fy};
+        }
+        if (never) s = Math.min(s, 1.0);
+        return new double[] {s, s};
+    }
+
     /** @return a new Mat; the input is left as it is */
     public static Mat apply(Mat src, Operation.Resize op) {
         int sw = src.cols(), sh = src.rows();
-        double sx = op.width() == null ? Double.NaN : (double) op.width() / sw;
-        double sy = op.height() == null ? Double.NaN : (double) op.height() / sh;
+        double[] s = scales(sw, sh, op);
         Mat out = new Mat();
-        switch (op.fit()) {
-            case CONTAIN -> {
-                double s = Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
-                if (op.withoutEnlargement()) s = Math.min(s, 1.0);
-                int w = Math.max(1, (int) Math.round(sw * s));
-                int h = Math.max(1, (int) Math.round(sh * s));
-                Imgproc.resize(src, out, new Size(w, h), 0, 0, s < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_CUBIC);
-            }
-            case COVER -> {
-                double s = Math.max(sx, sy);
-                if (op.withoutEnlargement() && s > 1) s = 1.0;
-                int w = Math.max(1, (int) Math.ceil(sw * s - 1e-9));
-                int h = Math.max(1, (int) Math.ceil(sh * s - 1e-9));
-                Mat scaled = new Mat();
-                Imgproc.resize(src, scaled, new Size(w, h), 0, 0, s < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_CUBIC);
-                int cw = Math.min(op.width(), w), ch = Math.min(op.height(), h);
-                Rect crop = new Rect((w - cw) / 2, (h - ch) / 2, cw, ch);
-                scaled.submat(crop).copyTo(out);
-                scaled.release();
-            }
-            case FILL -> {
-                int w = op.width(), h = op.height();
-                if (op.withoutEnlargement()) {
-                    w = Math.min(w, sw);
-                    h = Math.min(h, sh);
-                }
-                boolean down = (double) w * h < (double) sw * sh;
-                Imgproc.resize(src, out, new Size(w, h), 0, 0, down ? Imgproc.INTER_AREA : Imgproc.INTER_CUBIC);
-            }
+        if (op.fit() == Operation.Fit.COVER) {
+            int w = Math.max(1, (int) Math.ceil(sw * s[0] - 1e-9));
+            int h = Math.max(1, (int) Math.ceil(sh * s[1] - 1e-9));
+            Mat scaled = scale(src, w, h);
+            int cw = Math.min(op.width(), w), ch = Math.min(op.height(), h);
+            Rect crop = SmartCrop.window(scaled, cw, ch, op.gravity());
+            scaled.submat(crop).copyTo(out);
+            scaled.release();
+            return out;
         }
+        int w = op.fit() == Operation.Fit.FILL && op.width() != null && !op.withoutEnlargement() ? op.width() : Math.max(1, (int) Math.round(sw * s[0]));
+        int h = op.fit() == Operation.Fit.FILL && op.height() != null && !op.withoutEnlargement() ? op.height() : Math.max(1, (int) Math.round(sh * s[1]));
+        return scale(src, w, h);
+    }
+
+    private static Mat scale(Mat src, int w, int h) {
+        Mat out = new Mat();
+        if (w == src.cols() && h == src.rows()) {
+            src.copyTo(out);
+            return out;
+        }
+        boolean down = (double) w * h < (double) src.cols() * src.rows();
+        Imgproc.resize(src, out, new Size(w, h), 0, 0, down ? Imgproc.INTER_AREA : Imgproc.INTER_CUBIC);
         return out;
     }
 }

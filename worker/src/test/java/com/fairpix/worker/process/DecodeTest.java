@@ -331,8 +331,8 @@ class DecodeTest {
         double sx = op.width() == null ? Double.NaN : (double) op.width() / dw;
         double sy = op.height() == null ? Double.NaN : (double) op.height() / dh;
         return switch (op.fit()) {
-            case CONTAIN -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
-            case COVER, FILL -> Math.max(sx, sy);
+            case CONTAIN, INSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
+            case COVER, FILL, OUTSIDE -> Math.max(sx, sy);
         };
     }
 }

@@ -1,0 +1,68 @@
+package com.fairpix.autoscaler;
+
+import com.fairpix.autoscaler.actuate.Actuator;
+import com.fairpix.autoscaler.actuate.internal.DryRunActuator;
+import com.fairpix.autoscaler.actuate.internal.KubernetesActuator;
+import com.fairpix.autoscaler.actuate.internal.LocalProcessActuator;
+import com.fairpix.autoscaler.policy.PolicyConfig;
+import com.fairpix.autoscaler.signal.internal.FarmSignalSource;
+import com.fairpix.autoscaler.signal.internal.IngestQpsReader;
+import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.kafka.KafkaSupport;
+import com.fairpix.core.redis.Redis;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import redis.clients.jedis.JedisPooled;
+
+/** Wires the autoscaler from configuration: real signals, the configured actuator, HTTP. */
+public final class AutoscalerService {
+    private AutoscalerService() {}
+
+    /**
+     * @param workerJar the packaged fairpix.jar the local actuator starts workers from (ignored by the others)
+     * @param httpPort  port for the admin API and /metrics (0 = any free port)
+     */
+    public static Autoscaler start(FairpixConfig config, Path workerJar, int httpPort) {
+        Map<String, PolicyConfig> policies = new LinkedHashMap<>();
+        for (String pool : config.get(Setting.AUTOSCALER_POOLS).split(",")) {
+            pool = pool.trim();
+            if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.AUTOSCALER_POOLS.env() + " lists cpu and gpu only, got " + pool);
+            policies.put(pool, PolicyConfig.from(config, pool).validated());
+        }
+        int interval = config.integer(Setting.AUTOSCALER_INTERVAL_SECONDS);
+        String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);
+        KafkaSupport.ensureTopics(bootstrap, config.integer(Setting.JOB_PARTITIONS));
+        JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
+        // A reading must finish well within one period, or the next one is late.
+        Duration readTimeout = Duration.ofMillis(Math.max(2000, Math.min(5000, interval * 800L)));
+        FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(bootstrap, readTimeout), new IngestQpsReader(redis), interval, redis);
+        Actuator actuator = actuator(config, workerJar, policies.values().iterator().next().minReplicas());
+        PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
+        Autoscaler autoscaler = new Autoscaler(policies, signals, actuator, Clock.systemUTC(), registry);
+        autoscaler.startHttp(registry, config.get(Setting.BIND_HOST), httpPort, config.get(Setting.ADMIN_TOKEN));
+        autoscaler.startLoop(Duration.ofSeconds(interval));
+        return autoscaler;
+    }
+
+    static Actuator actuator(FairpixConfig config, Path workerJar, int initial) {
+        return switch (config.get(Setting.AUTOSCALER_ACTUATOR)) {
+            case "kubernetes" -> new KubernetesActuator(new KubernetesClientBuilder().build(),
+                    config.get(Setting.AUTOSCALER_K8S_NAMESPACE), config.get(Setting.AUTOSCALER_K8S_DEPLOYMENT));
+            case "dry-run" -> new DryRunActuator(initial);
+            default -> {
+                String dir = config.get(Setting.AUTOSCALER_LOCAL_LOG_DIR);
+                Path logDir = dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "fairpix-workers") : Path.of(dir);
+                yield new LocalProcessActuator(new LocalProcessActuator.Options(LocalProcessActuator.currentJava(), workerJar,
+                        config.integer(Setting.AUTOSCALER_LOCAL_WORKER_THREADS), logDir, Duration.ofSeconds(40)));
+            }
+        };
+    }
+}

@@ -1,0 +1,27 @@
+package com.fairpix.autoscaler.http;
+
+import com.fairpix.core.error.ApiProblem;
+import io.javalin.http.Context;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/** Checks the admin bearer token, as the ingest-api's admin API does. */
+public final class AdminGuard {
+    private final String adminToken;
+
+    /** @param adminToken the admin token; empty disables the admin API */
+    public AdminGuard(String adminToken) {
+        this.adminToken = adminToken == null ? "" : adminToken;
+    }
+
+    /** @throws ApiProblem 403 when the admin API is disabled, 401 for a missing or wrong token */
+    public void check(Context ctx) {
+        if (adminToken.isEmpty()) throw ApiProblem.forbidden("admin-disabled", "The admin API is disabled: set FAIRPIX_ADMIN_TOKEN on the autoscaler.");
+        String header = ctx.header("Authorization");
+        String token = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).trim() : null;
+        // Constant-time comparison: the token must not leak through response timing.
+        if (token == null || !MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
+            throw ApiProblem.unauthorized("Send the admin token as 'Authorization: Bearer ...'.");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package com.fairpix.autoscaler.policy;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The scaling policy of one pool. A whole value: hot reload swaps it, so a half-applied change
+ * cannot exist. Durations are in seconds, backlog in cost units, QPS in jobs per second.
+ *
+ * @param minReplicas              fewest replicas
+ * @param maxReplicas              most replicas (the partitions with lag cap it further)
+ * @param targetBacklogPerReplica  cost units one replica carries: proportional target = ceil(backlog / this)
+ * @param costPerJob               cost units per queued message (lag is counted in messages)
+ * @param qpsThreshold             jobs/s that, sustained for {@code qpsSustainSeconds}, trigger a step out
+ * @param backlogThreshold         backlog that, while growing faster than {@code growthThreshold}
+ *                                 for {@code growthSustainSeconds}, triggers a step out
+ * @param growthThreshold          backlog growth, cost units per second
+ * @param scaleOutStep             most replicas added per {@code stepPeriodSeconds}
+ * @param stabilizationSeconds     scale-in window: the highest recommendation in it wins
+ * @param cooldownSeconds          quiet time after any scaling action before a scale-in
+ */
+public record PolicyConfig(int minReplicas, int maxReplicas, double targetBacklogPerReplica, double costPerJob,
+                           double qpsThreshold, long qpsSustainSeconds, double backlogThreshold, double growthThreshold,
+                           long growthSustainSeconds, int scaleOutStep, long stepPeriodSeconds, long stabilizationSeconds,
+                           long cooldownSeconds) {
+
+    /** The seeds' defaults: 80 jobs/s for 60 s; backlog 200 growing 50/s for 30 s; +2 CPU / +1 GPU per 15 s; 300 s window. */
+    public static PolicyConfig defaults(String pool) {
+        return new PolicyConfig(1, 8, 100, 1, 80, 60, 200, 50, 30, pool.equals("gpu") ? 1 : 2, 15, 300, 60);
+    }
+
+    /** The policy of {@code pool} from the {@code autoscaler.*} settings. */
+    public static PolicyConfig from(FairpixConfig c, String pool) {
+        return new PolicyConfig(c.integer(Setting.AUTOSCALER_MIN_REPLICAS), c.integer(Setting.AUTOSCALER_MAX_REPLICAS),
+                c.decimal(Setting.AUTOSCALER_TARGET_BACKLOG), c.decimal(Setting.AUTOSCALER_COST_PER_JOB),
+                c.decimal(Setting.AUTOSCALER_QPS_THRESHOLD), c.integer(Setting.AUTOSCALER_QPS_SUSTAIN_SECONDS),
+                c.decimal(Setting.AUTOSCALER_BACKLOG_THRESHOLD), c.decimal(Setting.AUTOSCALER_GROWTH_THRESHOLD),
+                c.integer(Setting.AUTOSCALER_GROWTH_SUSTAIN_SECONDS),
+                c.integer(pool.equals("gpu") ? Setting.AUTOSCALER_STEP_GPU : Setting.AUTOSCALER_STEP_CPU),
+                c.integer(Setting.AUTOSCALER_STEP_PERIOD_SECONDS), c.integer(Setting.AUTOSCALER_STABILIZATION_SECONDS),
+                c.integer(Setting.AUTOSCALER_COOLDOWN_SECONDS));
+    }
+
+    /** What is wrong with this policy, one line per member; empty when valid. */
+    public List<String> problems() {
+        List<String> p = new ArrayList<>();
+        if (minReplicas < 0) p.add("minReplicas must be >= 0");
+        if (maxReplicas < minReplicas) p.add("maxReplicas must be >= minReplicas");
+        if (!(targetBacklogPerReplica > 0)) p.add("targetBacklogPerReplica must be > 0");
+        if (!(costPerJob > 0)) p.add("costPerJob must be > 0");
+        if (qpsThreshold < 0 || backlogThreshold < 0 || growthThreshold < 0) p.add("thresholds must be >= 0");
+        if (qpsSustainSeconds < 0 || growthSustainSeconds < 0 || stepPeriodSeconds < 0 || stabilizationSeconds < 0 || cooldownSeconds < 0) {
+            p.add("durations must be >= 0 seconds");
+        }
+        if (scaleOutStep < 1) p.add("scaleOutStep must be >= 1");
+        return p;
+    }
+
+    /** @throws IllegalArgumentException naming every problem */
+    public PolicyConfig validated() {
+        List<String> p = problems();
+        if (!p.isEmpty()) throw new IllegalArgumentException("invalid scaling policy: " + String.join("; ", p));
+        return this;
+    }
+
+    /** A copy with other bounds (tests, {@code fairpix scale policy}). */
+    public PolicyConfig withBounds(int min, int max) {
+        return new PolicyConfig(min, max, targetBacklogPerReplica, costPerJob, qpsThreshold, qpsSustainSeconds, backlogThreshold,
+                growthThreshold, growthSustainSeconds, scaleOutStep, stepPeriodSeconds, stabilizationSeconds, cooldownSeconds);
+    }
+
+    /** A copy with other scale-in timing. */
+    public PolicyConfig withScaleIn(long stabilization, long cooldown) {
+        return new PolicyConfig(minReplicas, maxReplicas, targetBacklogPerReplica, costPerJob, qpsThreshold, qpsSustainSeconds, backlogThreshold,
+                growthThreshold, growthSustainSeconds, scaleOutStep, stepPeriodSeconds, stabilization, cooldown);
+    }
+
+    /** A copy with another proportional target. */
+    public PolicyConfig withTarget(double backlogPerReplica) {
+        return new PolicyConfig(minReplicas, maxReplicas, backlogPerReplica, costPerJob, qpsThreshold, qpsSustainSeconds, backlogThreshold,
+                growthThreshold, growthSustainSeconds, scaleOutStep, stepPeriodSeconds, stabilizationSeconds, cooldownSeconds);
+    }
+}

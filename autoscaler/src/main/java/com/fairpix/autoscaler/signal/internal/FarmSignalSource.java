@@ -1,0 +1,74 @@
+package com.fairpix.autoscaler.signal.internal;
+
+import com.fairpix.autoscaler.signal.PoolSignals;
+import com.fairpix.autoscaler.signal.SignalSource;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The real signals: consumer lag from Kafka and ingest QPS from Redis. If either fails the whole
+ * reading fails (a lag without its QPS, or the reverse, is a partial reading and must not drive a
+ * scale-in).
+ */
+public final class FarmSignalSource implements SignalSource {
+    private static final Logger log = LoggerFactory.getLogger(FarmSignalSource.class);
+
+    private final KafkaLagReader lag;
+    private final IngestQpsReader qps;
+    private final int qpsSeconds;
+    private final AutoCloseable resources;
+
+    /**
+     * @param qpsSeconds complete seconds QPS is averaged over (usually the evaluation period)
+     * @param resources  closed with this source (the Redis client)
+     */
+    public FarmSignalSource(KafkaLagReader lag, IngestQpsReader qps, int qpsSeconds, AutoCloseable resources) {
+        this.lag = lag;
+        this.qps = qps;
+        this.qpsSeconds = qpsSeconds;
+        this.resources = resources;
+    }
+
+    @Override
+    public PoolSignals read(String pool, Instant now) {
+        try {
+            Map<Integer, Long> byPartition = lag.lagByPartition(pool);
+            double q = qps.qps(pool, now, qpsSeconds);
+            Map<String, Long> tenants = new HashMap<>();
+            if (!byPartition.isEmpty()) {
+                List<String> known;
+                try {
+                    known = qps.tenants();
+                } catch (RuntimeException e) {
+                    known = List.of(); // the per-tenant view is informative only; never fail the reading for it
+                }
+                for (String t : known) {
+                    long l = byPartition.getOrDefault(KafkaLagReader.partitionOf(t, byPartition.size()), 0L);
+                    if (l > 0) tenants.put(t, l);
+                }
+            }
+            return PoolSignals.of(pool, now, q, byPartition, byPartition.size(), tenants);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return PoolSignals.failed(pool, now, "interrupted");
+        } catch (Exception e) {
+            Throwable cause = e.getCause() != null && e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+            log.warn("signal reading for pool {} failed: {}", pool, cause.toString());
+            return PoolSignals.failed(pool, now, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        lag.close();
+        try {
+            resources.close();
+        } catch (Exception ignored) {
+            // shutting down
+        }
+    }
+}

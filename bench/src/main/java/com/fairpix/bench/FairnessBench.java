@@ -1,0 +1,379 @@
+package com.fairpix.bench;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.json.Json;
+import com.fairpix.ingest.IngestApi;
+import com.fairpix.worker.Worker;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+
+/**
+ * Fairness benchmark against the real stack (scripts/bench-fairness): an ingest-api and one worker
+ * (2 processing threads) in this JVM, real corpus photos, 256 px WebP thumbnails.
+ *
+ * <ol>
+ *   <li>weights: four tenants with weights 1, 1, 2, 4 kept backlogged; service (cost units) per
+ *       60 s window against the weight shares, and Jain's index over weight-normalised service;</li>
+ *   <li>quiet alone: one tenant submits 1 job/s; its p99 queue wait (started − created);</li>
+ *   <li>flood: the same while another tenant submits at 10× the farm's measured throughput.</li>
+ * </ol>
+ * Run once with the fair scheduler and once with FIFO, side by side. Tenants sit on distinct
+ * partitions: within a partition Kafka itself is FIFO (see docs/scheduler.md).
+ */
+public final class FairnessBench {
+    /** The demo's spec: a 256 px WebP thumbnail and a 1024 px JPEG. */
+    static final String SPEC = "{\"variants\":{\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":80}],"
+            + "\"large\":[{\"op\":\"resize\",\"width\":1024,\"height\":1024,\"fit\":\"contain\"},{\"op\":\"encode\",\"format\":\"jpeg\",\"quality\":85}]}}";
+    static final int OPS = 4;
+    /** Below this a queue wait is the poll loop's own interval, seconds. */
+    static final double FLOOR_SECONDS = 0.1;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final List<byte[]> photos;
+    private final int windowSeconds;
+    private final String adminToken = "bench-" + UUID.randomUUID();
+    private String base;
+
+    FairnessBench(List<byte[]> photos, int windowSeconds) {
+        this.photos = photos;
+        this.windowSeconds = windowSeconds;
+    }
+
+    record Result(String scheduler, Map<String, Double> weights, List<Map<String, Double>> windowService, List<Double> jain,
+                  double jobsPerSecond, double quietAloneP99, double quietFloodP99, int quietJobs, int floodSubmitted) {}
+
+    public static void main(String[] args) throws Exception {
+        int window = 60;
+        List<String> schedulers = List.of("fair", "fifo");
+        Path corpus = Path.of("../shared/corpus");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--window" -> window = Integer.parseInt(args[++i]);
+                case "--scheduler" -> schedulers = List.of(args[++i].split(","));
+                case "--corpus" -> corpus = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (--window S, --scheduler fair,fifo, --corpus DIR)");
+            }
+        }
+        List<byte[]> photos = new ArrayList<>();
+        for (String suite : List.of("cameratrap-photos", "exif-orientation")) {
+            try (Stream<Path> s = Files.list(corpus.resolve(suite))) {
+                for (Path p : s.filter(p -> p.toString().endsWith(".jpg")).sorted().toList()) photos.add(Files.readAllBytes(p));
+            }
+        }
+        if (photos.isEmpty()) throw new IllegalStateException("no photos under " + corpus);
+        FairnessBench bench = new FairnessBench(photos, window);
+        List<Result> results = new ArrayList<>();
+        for (String s : schedulers) results.add(bench.run(s));
+        print(results);
+        System.exit(0);
+    }
+
+    Result run(String scheduler) throws Exception {
+        System.err.printf("[bench] scheduler %s: weights phase (%d s), quiet alone (%d s), flood (%d s)%n", scheduler, 2 * windowSeconds, windowSeconds, windowSeconds);
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put(Setting.ADMIN_TOKEN.env(), adminToken);
+        env.put(Setting.INGEST_PORT.env(), "0");
+        env.put(Setting.WORKER_SCHEDULER.env(), scheduler);
+        env.put(Setting.WORKER_THREADS.env(), "2");
+        FairpixConfig config = FairpixConfig.load(env, Map.of());
+        int partitions = config.integer(Setting.JOB_PARTITIONS);
+        IngestApi ingest = IngestApi.start(config);
+        Worker worker = Worker.start(config, -1);
+        base = "http://127.0.0.1:" + ingest.port();
+        try {
+            String run = UUID.randomUUID().toString().substring(0, 4);
+            // Phase 1: weights 1, 1, 2, 4, all backlogged.
+            Map<String, Double> weights = new LinkedHashMap<>();
+            Map<String, String> keys = new LinkedHashMap<>();
+            double[] ws = {1, 1, 2, 4};
+            for (int i = 0; i < ws.length; i++) {
+                String t = onPartition("w" + (int) ws[i] + "-" + (char) ('a' + i) + "-" + run, i, partitions);
+                keys.put(t, createTenant(t, ws[i]));
+                weights.put(t, ws[i]);
+            }
+            // Warm up (JIT, connections), then measure with every tenant kept well backlogged.
+            cancelOutstanding(keepBacklogged(keys, Duration.ofSeconds(10), 8));
+            Instant start = Instant.now();
+            List<Submitted> jobs = keepBacklogged(keys, Duration.ofSeconds(2L * windowSeconds), 48);
+            // Records as the phase ends: queued leftovers are cancelled, running ones finish.
+            cancelOutstanding(jobs);
+            List<JsonNode> records = fetch(jobs);
+            List<Map<String, Double>> windows = new ArrayList<>();
+            List<Double> jain = new ArrayList<>();
+            int done = 0;
+            for (int w = 0; w < 2; w++) {
+                Instant from = start.plusSeconds((long) w * windowSeconds), to = from.plusSeconds(windowSeconds);
+                Map<String, Double> service = new LinkedHashMap<>();
+                keys.keySet().forEach(t -> service.put(t, 0.0));
+                for (JsonNode r : records) {
+                    if (!"DONE".equals(r.path("state").asText())) continue;
+                    Instant f = Instant.parse(r.get("finishedAt").asText());
+                    if (f.isBefore(from) || !f.isBefore(to)) continue;
+                    service.merge(r.get("tenant").asText(), cost(r), Double::sum);
+                    done++;
+                }
+                windows.add(service);
+                List<Double> normalised = new ArrayList<>();
+                service.forEach((t, v) -> normalised.add(v / weights.get(t)));
+                jain.add(jainIndex(normalised));
+            }
+            double throughput = done / (2.0 * windowSeconds);
+
+            // Phase 2: the quiet tenant alone, 1 job/s.
+            String quiet = onPartition("quiet-" + run, 4, partitions);
+            String quietKey = createTenant(quiet, 1);
+            List<Submitted> quietAlone = submitAtRate(quietKey, 1.0, Duration.ofSeconds(windowSeconds), null);
+            double alone = p99Wait(quietAlone, fetch(quietAlone));
+
+            // Phase 3: the same, while a flooder submits at 10x the measured throughput.
+            String flooder = onPartition("flood-" + run, 5, partitions);
+            String floodKey = createTenant(flooder, 1);
+            AtomicBoolean stop = new AtomicBoolean();
+            ConcurrentLinkedQueue<Submitted> flood = new ConcurrentLinkedQueue<>();
+            double floodRate = Math.min(100, Math.max(1, 10 * throughput));
+            Thread floodThread = Thread.ofPlatform().start(() -> flood.addAll(submitAtRate(floodKey, floodRate, Duration.ofSeconds(windowSeconds + 5), stop)));
+            Thread.sleep(5_000); // the flood's backlog builds first
+            List<Submitted> quietJobs = submitAtRate(quietKey, 1.0, Duration.ofSeconds(windowSeconds), null);
+            stop.set(true);
+            floodThread.join();
+            double withFlood = p99Wait(quietJobs, fetch(quietJobs, Duration.ofSeconds(600)));
+            cancelOutstanding(new ArrayList<>(flood));
+            return new Result(scheduler, weights, windows, jain, throughput, alone, withFlood, quietJobs.size(), flood.size());
+        } finally {
+            worker.stop(Duration.ofSeconds(10));
+            ingest.close();
+        }
+    }
+
+    /** @param acceptedNanos when the 202 arrived (the job was in Kafka), System.nanoTime() */
+    record Submitted(String key, String id, long acceptedNanos) {}
+
+    /** Wall-clock instant of a System.nanoTime() reading. */
+    private static final long NANO_ORIGIN = System.nanoTime();
+    private static final Instant WALL_ORIGIN = Instant.now();
+
+    static Instant wall(long nanos) {
+        return WALL_ORIGIN.plusNanos(nanos - NANO_ORIGIN);
+    }
+
+    /** Each tenant keeps {@code depth} jobs outstanding for {@code duration}. */
+    List<Submitted> keepBacklogged(Map<String, String> keys, Duration duration, int depth) throws Exception {
+        List<Submitted> all = Collections.synchronizedList(new ArrayList<>());
+        long until = System.nanoTime() + duration.toNanos();
+        try (ExecutorService pool = Executors.newFixedThreadPool(keys.size())) {
+            for (String key : keys.values()) {
+                pool.submit(() -> {
+                    Random random = new Random(key.hashCode());
+                    List<String> outstanding = new ArrayList<>();
+                    while (System.nanoTime() < until) {
+                        outstanding.removeIf(id -> terminal(get(key, "/v1/jobs/" + id)));
+                        while (outstanding.size() < depth) {
+                            String id = submit(key, photos.get(random.nextInt(photos.size())));
+                            if (id == null) break;
+                            outstanding.add(id);
+                            all.add(new Submitted(key, id, System.nanoTime()));
+                        }
+                        Thread.sleep(200);
+                    }
+                    return null;
+                });
+            }
+        }
+        return all;
+    }
+
+    /** Submits at {@code perSecond} for {@code duration} (or until {@code stop}). */
+    List<Submitted> submitAtRate(String key, double perSecond, Duration duration, AtomicBoolean stop) {
+        List<Submitted> out = Collections.synchronizedList(new ArrayList<>());
+        long start = System.nanoTime(), until = start + duration.toNanos();
+        long intervalNanos = (long) (1e9 / perSecond);
+        Random random = new Random(key.hashCode());
+        try (ExecutorService pool = Executors.newFixedThreadPool(perSecond > 4 ? 8 : 1)) {
+            for (long next = start; next < until && (stop == null || !stop.get()); next += intervalNanos) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    try {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    } catch (InterruptedException e) {
+                        break;
+                    }
+                }
+                byte[] photo = photos.get(random.nextInt(photos.size()));
+                pool.submit(() -> {
+                    String id = submit(key, photo);
+                    if (id != null) out.add(new Submitted(key, id, System.nanoTime()));
+                });
+            }
+        }
+        return out;
+    }
+
+    List<JsonNode> fetch(List<Submitted> jobs) {
+        return fetch(jobs, Duration.ofSeconds(300));
+    }
+
+    /** Final records, waiting for each to end (at most {@code timeout} in all). */
+    List<JsonNode> fetch(List<Submitted> jobs, Duration timeout) {
+        long until = System.nanoTime() + timeout.toNanos();
+        List<JsonNode> out = new ArrayList<>();
+        for (Submitted s : jobs) {
+            JsonNode job = get(s.key(), "/v1/jobs/" + s.id());
+            while (!terminal(job) && System.nanoTime() < until) {
+                sleep(50);
+                job = get(s.key(), "/v1/jobs/" + s.id());
+            }
+            out.add(job);
+        }
+        return out;
+    }
+
+    void cancelOutstanding(List<Submitted> jobs) {
+        for (Submitted s : jobs) {
+            try {
+                http.send(HttpRequest.newBuilder(URI.create(base + "/v1/jobs/" + s.id())).header("Authorization", "Bearer " + s.key()).DELETE().build(),
+                        HttpResponse.BodyHandlers.discarding());
+            } catch (Exception ignored) {
+                // already finished or the farm is going away
+            }
+        }
+    }
+
+    static double cost(JsonNode job) {
+        return Math.max(1.0, job.at("/original/width").asDouble() * job.at("/original/height").asDouble() / 1e6) * OPS;
+    }
+
+    /**
+     * p99 queue wait, seconds (nearest rank): from the 202 (the job is in Kafka) to the worker's
+     * start. Upload and store time under load is the ingest's, not the queue's, so it is left out.
+     */
+    static double p99Wait(List<Submitted> submitted, List<JsonNode> jobs) {
+        List<Double> waits = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            JsonNode j = jobs.get(i);
+            if (!j.hasNonNull("startedAt")) continue;
+            waits.add(Math.max(0, Duration.between(wall(submitted.get(i).acceptedNanos()), Instant.parse(j.get("startedAt").asText())).toNanos() / 1e9));
+        }
+        if (waits.isEmpty()) return Double.NaN;
+        Collections.sort(waits);
+        return waits.get(Math.max(0, (int) Math.ceil(0.99 * waits.size()) - 1));
+    }
+
+    static double jainIndex(List<Double> xs) {
+        double sum = 0, squares = 0;
+        for (double x : xs) {
+            sum += x;
+            squares += x * x;
+        }
+        return squares == 0 ? Double.NaN : sum * sum / (xs.size() * squares);
+    }
+
+    String createTenant(String id, double weight) throws Exception {
+        String body = Json.write(Map.of("id", id, "weight", weight, "rate", 10_000, "burst", 100_000, "maxConcurrentJobs", 100_000, "dailyQuota", 10_000_000));
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/admin/v1/tenants"))
+                .header("Authorization", "Bearer " + adminToken).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 201) throw new IllegalStateException("create tenant " + id + ": " + r.statusCode() + " " + r.body());
+        String key = Json.mapper().readTree(r.body()).get("apiKey").asText();
+        keyTenant.put(key, id);
+        return key;
+    }
+
+    String submit(String key, byte[] photo) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/jobs?spec=" + URLEncoder.encode(SPEC, StandardCharsets.UTF_8)))
+                    .header("Authorization", "Bearer " + key).header("Content-Type", "image/jpeg")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(photo)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 202 ? Json.mapper().readTree(r.body()).get("id").asText() : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    JsonNode get(String key, String path) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            JsonNode node = Json.mapper().readTree(r.body());
+            if (node.isObject() && node.has("id")) ((com.fasterxml.jackson.databind.node.ObjectNode) node).put("tenant", keyTenant.getOrDefault(key, ""));
+            return node;
+        } catch (Exception e) {
+            return Json.mapper().createObjectNode();
+        }
+    }
+
+    private final Map<String, String> keyTenant = new ConcurrentHashMap<>();
+
+    static boolean terminal(JsonNode job) {
+        String s = job.path("state").asText();
+        return s.equals("DONE") || s.equals("FAILED") || s.equals("CANCELLED");
+    }
+
+    static String onPartition(String prefix, int partition, int partitions) {
+        for (int i = 0; ; i++) {
+            String id = prefix + i;
+            int p = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(id.getBytes(StandardCharsets.UTF_8))) % partitions;
+            if (p == partition) return id;
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void print(List<Result> results) {
+        System.out.println();
+        System.out.println("Weights phase: service in cost units (megapixels x operations) per window");
+        System.out.printf("%-9s %-6s %-18s %6s %10s %10s %10s%n", "scheduler", "window", "tenant", "weight", "service", "share", "weight-share");
+        for (Result r : results) {
+            double totalWeight = r.weights().values().stream().mapToDouble(Double::doubleValue).sum();
+            for (int w = 0; w < r.windowService().size(); w++) {
+                Map<String, Double> s = r.windowService().get(w);
+                double total = s.values().stream().mapToDouble(Double::doubleValue).sum();
+                for (var e : s.entrySet()) {
+                    System.out.printf(Locale.ROOT, "%-9s %-6d %-18s %6.0f %10.1f %10.3f %10.3f%n", r.scheduler(), w + 1, e.getKey(),
+                            r.weights().get(e.getKey()), e.getValue(), total == 0 ? 0 : e.getValue() / total, r.weights().get(e.getKey()) / totalWeight);
+                }
+            }
+        }
+        System.out.println();
+        System.out.printf("%-9s %9s %9s %8s %17s %17s %10s %13s%n", "scheduler", "jain w1", "jain w2", "jobs/s",
+                "quiet p99 alone", "quiet p99 flood", "p99 ratio", "flood jobs");
+        for (Result r : results) {
+            System.out.printf(Locale.ROOT, "%-9s %9.3f %9.3f %8.2f %16.3fs %16.3fs %10.2f %13d%n", r.scheduler(), r.jain().get(0), r.jain().get(1),
+                    r.jobsPerSecond(), r.quietAloneP99(), r.quietFloodP99(), r.quietFloodP99() / Math.max(FLOOR_SECONDS, r.quietAloneP99()), r.floodSubmitted());
+        }
+        System.out.println("quiet p99 = the quiet tenant's p99 queue wait (202 received -> worker start), 1 job/s, alone and while another");
+        System.out.println("tenant floods at 10x the measured throughput (at most 100 jobs/s). The ratio's denominator is floored at");
+        System.out.printf(Locale.ROOT, "%.1f s (the worker's poll interval): an idle farm starts a job within it, so a smaller baseline is noise.%n", FLOOR_SECONDS);
+    }
+}

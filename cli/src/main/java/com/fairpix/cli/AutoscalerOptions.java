@@ -1,0 +1,34 @@
+package com.fairpix.cli;
+
+import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import picocli.CommandLine.Option;
+
+/** Where the scale and top commands find the autoscaler's admin API, and how they print. */
+final class AutoscalerOptions {
+    @Option(names = "--url", description = "autoscaler base URL (FAIRPIX_AUTOSCALER_URL, default http://127.0.0.1:8082)")
+    String url;
+
+    @Option(names = "--admin-token", description = "admin token (FAIRPIX_ADMIN_TOKEN)")
+    String adminToken;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE})")
+    ClientOptions.Output output;
+
+    ApiClient client() {
+        String base = ClientOptions.env(url, "FAIRPIX_AUTOSCALER_URL");
+        String token = ClientOptions.env(adminToken, "FAIRPIX_ADMIN_TOKEN");
+        if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
+        return new ApiClient(base == null ? "http://127.0.0.1:8082" : base, token);
+    }
+
+    boolean json() {
+        return output == ClientOptions.Output.json;
+    }
+
+    static void printJson(PrintWriter out, JsonNode node) throws JsonProcessingException {
+        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(node));
+    }
+}

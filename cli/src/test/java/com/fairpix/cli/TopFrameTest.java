@@ -1,0 +1,32 @@
+package com.fairpix.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fairpix.core.json.Json;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+
+/** One frame of {@code fairpix top}, from the admin API's JSON. */
+class TopFrameTest {
+
+    @Test
+    void aFrameShowsEachPoolsReplicasSignalsAndTheTopTenants() throws Exception {
+        String json = """
+                {"actuator":"local","pools":[
+                  {"pool":"cpu","mode":"auto","desired":3,"actual":2,
+                   "signals":{"ok":true,"qps":12.5,"lag":240,"lagGrowthPerSecond":-4.0,"partitions":12,"partitionsWithLag":3,
+                              "topTenants":[{"tenant":"acme","backlog":200},{"tenant":"globex","backlog":40}]},
+                   "lastDecision":{"reason":"SCALE_OUT"}},
+                  {"pool":"gpu","mode":"paused","actual":1,"signals":{"ok":false,"error":"down"}}]}
+                """;
+        StringWriter out = new StringWriter();
+        TopCommand.frame(new PrintWriter(out, true), Json.mapper().readTree(json));
+        String frame = out.toString();
+        assertThat(frame).contains("actuator local");
+        assertThat(frame).containsPattern("cpu\\s+auto\\s+2\\s+3\\s+12\\.5\\s+240\\s+-4\\.0\\s+12\\(3\\)\\s+SCALE_OUT");
+        assertThat(frame).containsPattern("gpu\\s+paused\\s+1\\s+-");
+        assertThat(frame).containsPattern("cpu\\s+acme\\s+200");
+        assertThat(frame.indexOf("acme")).isLessThan(frame.indexOf("globex"));
+    }
+}

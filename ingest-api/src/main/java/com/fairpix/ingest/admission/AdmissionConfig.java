@@ -1,0 +1,117 @@
+package com.fairpix.ingest.admission;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Farm-wide admission settings (per-tenant limits come from the tenant record). Keys and docs are
+ * declared once in {@link Setting} ({@code admission.*}).
+ *
+ * @param farmCapacity     farm capacity C, tokens/s; 0 = no borrowing pool
+ * @param poolBurst        size of the borrowing pool, tokens (0 = one second of capacity)
+ * @param ceilingFactor    a tenant's ceiling rate as a multiple of its guaranteed rate (≥ 1)
+ * @param costBase         tokens every job costs
+ * @param costPerMegapixel tokens per decoded megapixel per variant
+ * @param leaseTtl         lifetime of a concurrency lease the worker never released
+ * @param redisDown        what to do when Redis is unreachable
+ * @param nodes            ingest nodes sharing the farm (divides the fail-open budget)
+ * @param shadow           policies decided and counted but not enforced
+ * @param dayOffset        start of the quota day after 00:00 UTC
+ * @param redisRetry       how long a node stays on its fallback before trying Redis again
+ */
+public record AdmissionConfig(double farmCapacity, double poolBurst, double ceilingFactor, double costBase,
+                              double costPerMegapixel, Duration leaseTtl, RedisDown redisDown, int nodes,
+                              Set<Policy> shadow, Duration dayOffset, Duration redisRetry) {
+
+    /** Behaviour while Redis is unreachable. */
+    public enum RedisDown {
+        /** Admit on a local per-node budget (the tenant's rate ÷ nodes). */
+        OPEN,
+        /** Answer 503 with {@code Retry-After}. */
+        CLOSED
+    }
+
+    public AdmissionConfig {
+        shadow = shadow.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(shadow));
+    }
+
+    public static AdmissionConfig defaults() {
+        return new AdmissionConfig(0, 0, 2, 0, 1, Duration.ofMinutes(15), RedisDown.OPEN, 1, Set.of(), Duration.ZERO, Duration.ofSeconds(1));
+    }
+
+    /** @throws IllegalArgumentException naming the setting to change */
+    public static AdmissionConfig from(FairpixConfig config) {
+        Set<Policy> shadow = EnumSet.noneOf(Policy.class);
+        for (String id : config.get(Setting.ADMISSION_SHADOW).split(",")) {
+            if (!id.isBlank()) shadow.add(Policy.byId(id));
+        }
+        RedisDown down = switch (config.get(Setting.ADMISSION_REDIS_DOWN).trim()) {
+            case "open" -> RedisDown.OPEN;
+            case "closed" -> RedisDown.CLOSED;
+            default -> throw new IllegalArgumentException(Setting.ADMISSION_REDIS_DOWN.env() + " must be open or closed");
+        };
+        AdmissionConfig c = new AdmissionConfig(number(config, Setting.ADMISSION_FARM_CAPACITY), number(config, Setting.ADMISSION_POOL_BURST),
+                number(config, Setting.ADMISSION_CEILING_FACTOR), number(config, Setting.ADMISSION_COST_BASE),
+                number(config, Setting.ADMISSION_COST_PER_MEGAPIXEL), Duration.ofSeconds(config.longValue(Setting.ADMISSION_LEASE_TTL_SECONDS)),
+                down, config.integer(Setting.ADMISSION_NODES), shadow, Duration.ofSeconds(config.longValue(Setting.ADMISSION_DAY_OFFSET_SECONDS)),
+                Duration.ofSeconds(1));
+        List<String> problems = c.problems();
+        if (!problems.isEmpty()) throw new IllegalArgumentException("admission settings: " + String.join("; ", problems));
+        return c;
+    }
+
+    /** Every problem with these values, each naming its setting; empty when valid. */
+    public List<String> problems() {
+        List<String> p = new ArrayList<>();
+        if (!(farmCapacity >= 0) || farmCapacity > Limits.MAX_RATE) p.add(Setting.ADMISSION_FARM_CAPACITY.env() + " must be 0.." + (long) Limits.MAX_RATE + " tokens/s");
+        if (!(poolBurst >= 0) || poolBurst > Limits.MAX_BURST) p.add(Setting.ADMISSION_POOL_BURST.env() + " must be 0.." + (long) Limits.MAX_BURST + " tokens");
+        if (!(ceilingFactor >= 1)) p.add(Setting.ADMISSION_CEILING_FACTOR.env() + " must be >= 1");
+        if (!(costBase >= 0)) p.add(Setting.ADMISSION_COST_BASE.env() + " must be >= 0");
+        if (!(costPerMegapixel >= 0)) p.add(Setting.ADMISSION_COST_PER_MEGAPIXEL.env() + " must be >= 0");
+        if (leaseTtl.isNegative() || leaseTtl.isZero()) p.add(Setting.ADMISSION_LEASE_TTL_SECONDS.env() + " must be > 0");
+        if (nodes < 1) p.add(Setting.ADMISSION_NODES.env() + " must be >= 1");
+        if (dayOffset.isNegative() || dayOffset.compareTo(Duration.ofDays(1)) >= 0) p.add(Setting.ADMISSION_DAY_OFFSET_SECONDS.env() + " must be 0..86399");
+        if (shadow.contains(Policy.COST_EXCEEDS_BURST)) p.add(Setting.ADMISSION_SHADOW.env() + " cannot shadow cost-exceeds-burst");
+        return p;
+    }
+
+    /** Whether the farm lends unused guarantees (a capacity is set and tenants may exceed their rate). */
+    public boolean borrowing() { return farmCapacity > 0 && ceilingFactor > 1; }
+
+    /** The pool's refill rate, millitokens/s. */
+    public long poolRateMilli() { return farmCapacity > 0 ? Limits.milli(farmCapacity) : 0; }
+
+    /** The pool's size, nanotokens. */
+    public long poolBurstNano() { return farmCapacity <= 0 ? 0 : Limits.nano(poolBurst > 0 ? poolBurst : Math.min(farmCapacity, Limits.MAX_BURST)); }
+
+    public int shadowMask() { return Policy.mask(shadow); }
+
+    public AdmissionConfig withFarmCapacity(double capacity, double ceiling) {
+        return new AdmissionConfig(capacity, poolBurst, ceiling, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, shadow, dayOffset, redisRetry);
+    }
+
+    public AdmissionConfig withShadow(Set<Policy> policies) {
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, policies, dayOffset, redisRetry);
+    }
+
+    public AdmissionConfig withRedisDown(RedisDown down, int nodeCount) {
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, down, nodeCount, shadow, dayOffset, redisRetry);
+    }
+
+    public AdmissionConfig withLeaseTtl(Duration ttl) {
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, ttl, redisDown, nodes, shadow, dayOffset, redisRetry);
+    }
+
+    private static double number(FairpixConfig config, Setting s) {
+        try {
+            return Double.parseDouble(config.get(s).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be a number, got '" + config.get(s) + "'");
+        }
+    }
+}

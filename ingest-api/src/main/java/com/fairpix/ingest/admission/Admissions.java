@@ -1,0 +1,25 @@
+package com.fairpix.ingest.admission;
+
+import com.fairpix.ingest.admission.internal.FailoverAdmission;
+import com.fairpix.ingest.admission.internal.LocalAdmission;
+import com.fairpix.ingest.admission.internal.MeteredAdmission;
+import com.fairpix.ingest.admission.internal.RedisAdmission;
+import com.fairpix.core.metrics.TenantTags;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import redis.clients.jedis.UnifiedJedis;
+
+/** Builds the admission limiters; the only way in from outside the package. */
+public final class Admissions {
+    private Admissions() {}
+
+    /** The production limiter: Redis-shared, with the configured outage policy, metered. */
+    public static Admission redis(UnifiedJedis redis, AdmissionConfig config, MeterRegistry registry, TenantTags tenantTags, Clock clock) {
+        return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config), config, clock), registry, tenantTags);
+    }
+
+    /** One node, in memory, on {@code clock}. */
+    public static Admission local(AdmissionConfig config, Clock clock) {
+        return new LocalAdmission(config, clock);
+    }
+}

@@ -1,0 +1,20 @@
+package com.fairpix.ingest.admission;
+
+/**
+ * A job's cost in tokens: {@code base + perMegapixel × max(1, decoded megapixels) × variants},
+ * so a 24-megapixel original with 3 variants costs about 72 tokens and a thumbnail of a small
+ * image about 1. The megapixels come from the image header, read before admission.
+ */
+public final class Cost {
+    private Cost() {}
+
+    /**
+     * @param pixels   decoded width × height
+     * @param variants variants in the job spec (≥ 1)
+     * @return nanotokens
+     */
+    public static long nano(AdmissionConfig config, long pixels, int variants) {
+        double tokens = config.costBase() + config.costPerMegapixel() * Math.max(1.0, pixels / 1e6) * Math.max(1, variants);
+        return Math.max(1, Limits.nano(tokens));
+    }
+}

@@ -1,0 +1,70 @@
+package com.fairpix.ingest.admission;
+
+import com.fairpix.core.tenant.Tenant;
+
+/**
+ * One tenant's limits in the limiter's fixed-point units, built from the {@link Tenant} of the
+ * request (so a hot-reloaded tenant takes effect on its next decision) and the farm's
+ * {@link AdmissionConfig}.
+ *
+ * <p>Units, chosen so that a refill is one exact integer product: tokens in <b>nanotokens</b>
+ * (1e-9 token), rates in <b>millitokens per second</b>, time in <b>microseconds</b>; then
+ * {@code added nanotokens = elapsed µs × rate mtok/s}. Every value stays below 2^53, so the Lua
+ * script (whose numbers are IEEE doubles) computes exactly what the Java engine computes. Rates are
+ * rounded to the nearest 0.001 token/s.
+ *
+ * @param rateMilli        guaranteed refill rate, millitokens/s (≥ 1)
+ * @param burstNano        guaranteed bucket size, nanotokens
+ * @param ceilRateMilli    ceiling rate (guarantee + borrowing), millitokens/s; 0 = no borrowing
+ * @param ceilBurstNano    ceiling bucket size, nanotokens; 0 = no borrowing
+ * @param dailyQuota       jobs per day
+ * @param dayOffsetMicros  start of the quota day after 00:00 UTC, µs
+ * @param maxConcurrent    leases held at once
+ * @param leaseTtlMicros   lifetime of a lease the worker never released, µs
+ */
+public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ceilBurstNano,
+                     long dailyQuota, long dayOffsetMicros, int maxConcurrent, long leaseTtlMicros) {
+    /** Largest rate accepted, tokens/s; larger ones are clamped (keeps every product below 2^53). */
+    public static final double MAX_RATE = 1_000_000;
+    /** Largest burst accepted, tokens; larger ones are clamped. */
+    public static final double MAX_BURST = 1_000_000;
+    public static final long NANO = 1_000_000_000L;
+
+    public static Limits of(Tenant tenant, AdmissionConfig config) {
+        double rate = Math.min(tenant.rate(), MAX_RATE);
+        double burst = Math.min(tenant.burst(), MAX_BURST);
+        long ceilRate = 0;
+        long ceilBurst = 0;
+        if (config.borrowing()) {
+            double ceil = Math.min(rate * config.ceilingFactor(), config.farmCapacity());
+            if (ceil > rate) {
+                ceilRate = milli(ceil);
+                // The ceiling bucket spans the same time as the guarantee's (HTB's cburst).
+                ceilBurst = nano(Math.min(MAX_BURST, burst * ceil / rate));
+            }
+        }
+        return new Limits(milli(rate), nano(burst), ceilRate, ceilBurst, tenant.dailyQuota(),
+                config.dayOffset().toNanos() / 1000, tenant.maxConcurrentJobs(), config.leaseTtl().toNanos() / 1000);
+    }
+
+    /** Whether the tenant may borrow from the farm's pool above its guarantee. */
+    public boolean borrowing() { return ceilRateMilli > 0 && ceilBurstNano > 0; }
+
+    /** The largest cost that can ever be admitted, nanotokens. */
+    public long maxCostNano() { return borrowing() ? Math.max(burstNano, ceilBurstNano) : burstNano; }
+
+    /**
+     * This node's share when Redis is away (fail open): rate, burst and daily quota divided by
+     * {@code nodes}, no borrowing (the pool is farm-wide). Across N nodes the farm then admits at
+     * most what one shared bucket would.
+     */
+    public Limits perNode(int nodes) {
+        if (nodes <= 1) return new Limits(rateMilli, burstNano, 0, 0, dailyQuota, dayOffsetMicros, maxConcurrent, leaseTtlMicros);
+        return new Limits(Math.max(1, rateMilli / nodes), Math.max(1, burstNano / nodes), 0, 0,
+                dailyQuota / nodes, dayOffsetMicros, Math.max(1, maxConcurrent / nodes), leaseTtlMicros);
+    }
+
+    public static long milli(double tokensPerSecond) { return Math.max(1, Math.round(tokensPerSecond * 1000)); }
+
+    public static long nano(double tokens) { return Math.round(tokens * NANO); }
+}

@@ -1,0 +1,41 @@
+package com.fairpix.worker.store;
+
+import com.fairpix.core.storage.ObjectStore;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A small fake of our ObjectStore interface for unit tests (the S3 contract is tested against S3Proxy). */
+final class InMemoryObjectStore implements ObjectStore {
+    final Map<String, byte[]> objects = new ConcurrentHashMap<>();
+
+    @Override
+    public void put(String key, byte[] data, String contentType) {
+        objects.put(key, data.clone());
+    }
+
+    @Override
+    public byte[] get(String key, long maxBytes) {
+        byte[] d = objects.get(key);
+        if (d == null) throw new ObjectNotFoundException(key);
+        if (d.length > maxBytes) throw new IllegalStateException(key + " is over " + maxBytes + " bytes");
+        return d.clone();
+    }
+
+    @Override
+    public InputStream open(String key) {
+        return new ByteArrayInputStream(get(key, Long.MAX_VALUE));
+    }
+
+    @Override
+    public void ensureBucket() {}
+
+    @Override
+    public boolean ping() {
+        return true;
+    }
+
+    @Override
+    public void close() {}
+}
