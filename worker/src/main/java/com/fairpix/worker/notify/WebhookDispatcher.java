@@ -323,6 +323,14 @@ public final class WebhookDispatcher implements AutoCloseable {
             return;
         }
         WebhookDelivery d = found.get();
+        Optional<Tenant> tenant = directory.byId(tenantId);
+        if (tenant.isEmpty() || tenant.get().state() == com.fairpix.core.tenant.TenantState.DELETED) {
+            // Nobody left to notify: dead-letter rather than retry for a day.
+            deliveries.save(d.withStatus(WebhookDelivery.Status.DEAD));
+            deliveries.unschedule(tenantId, id);
+            deliveries.markDead(tenantId, id, clock.instant());
+            return;
+        }
         if (deliveries.isDisabled(tenantId, d.url())) {
             deliveries.save(d.withStatus(WebhookDelivery.Status.DISABLED));
             deliveries.unschedule(tenantId, id);
