@@ -70,7 +70,7 @@ public final class PoolsController {
     void patchPolicy(Context ctx) {
         guard.check(ctx);
         String pool = ctx.pathParam("pool");
-        JsonNode body = object(ctx);
+        JsonNode body = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         ObjectNode merged = Json.mapper().valueToTree(autoscaler.policy(pool));
         List<String> errors = new ArrayList<>();
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
@@ -96,7 +96,7 @@ public final class PoolsController {
     /** PUT /admin/v1/pools/{pool}/replicas {"replicas": N}: manual override until resume. */
     void set(Context ctx) {
         guard.check(ctx);
-        JsonNode body = object(ctx);
+        JsonNode body = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         JsonNode r = body.get("replicas");
         if (r == null || !r.canConvertToInt() || !r.isIntegralNumber()) throw ApiProblem.badRequest("invalid-replicas", "The body must be {\"replicas\": <integer>}.");
         autoscaler.set(ctx.pathParam("pool"), r.asInt());
@@ -115,15 +115,5 @@ public final class PoolsController {
         guard.check(ctx);
         autoscaler.resume(ctx.pathParam("pool"));
         ctx.json(autoscaler.status(ctx.pathParam("pool")));
-    }
-
-    private static JsonNode object(Context ctx) {
-        try {
-            JsonNode node = Json.mapper().readTree(ctx.body());
-            if (node == null || !node.isObject()) throw new IllegalArgumentException("not an object");
-            return node;
-        } catch (Exception e) {
-            throw ApiProblem.badRequest("invalid-json", "The body must be a JSON object.");
-        }
     }
 }

@@ -81,6 +81,21 @@ public final class ServiceHttp {
         return app;
     }
 
+    /**
+     * The request body as a JSON object.
+     *
+     * @throws ApiProblem 400 {@code invalid-json} when it is not one
+     */
+    public static com.fasterxml.jackson.databind.JsonNode jsonObject(Context ctx) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode node = Json.mapper().readTree(ctx.body());
+            if (node != null && node.isObject()) return node;
+        } catch (Exception e) {
+            // fall through to the problem
+        }
+        throw ApiProblem.badRequest("invalid-json", "The body must be a JSON object.");
+    }
+
     /** Writes {@code problem} as the response: status, headers, problem+json body. */
     public static void renderProblem(Context ctx, ApiProblem problem) {
         problem.headers().forEach(ctx::header);

@@ -57,7 +57,7 @@ public final class AdminController {
     /** POST /admin/v1/tenants {"id": "...", ...limits}: 201 with the tenant and its API key (shown once). */
     public void createTenant(Context ctx) {
         auth.admin(ctx);
-        JsonNode body = parseBody(ctx);
+        JsonNode body = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         String id = body.path("id").asText(null);
         if (id == null || !Tenant.ID.matcher(id).matches()) {
             throw invalid(List.of("id must match [a-z0-9][a-z0-9-]{1,62}"));
@@ -106,7 +106,7 @@ public final class AdminController {
     /** PATCH /admin/v1/tenants/{id}: JSON merge patch of the settable limits. */
     public void patchTenant(Context ctx) {
         auth.admin(ctx);
-        JsonNode patch = parseBody(ctx);
+        JsonNode patch = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         Tenant current = tenant(ctx.pathParam("id"));
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
         checkWebhookUrl(patch);
@@ -335,15 +335,5 @@ public final class AdminController {
 
     private static ApiProblem invalid(List<String> errors) {
         return ApiProblem.badRequest("invalid-tenant", "The tenant is invalid: " + String.join("; ", errors)).with("errors", errors);
-    }
-
-    private static JsonNode parseBody(Context ctx) {
-        try {
-            JsonNode node = Json.mapper().readTree(ctx.body());
-            if (node == null || !node.isObject()) throw new IllegalArgumentException("not an object");
-            return node;
-        } catch (Exception e) {
-            throw ApiProblem.badRequest("invalid-json", "The body must be a JSON object.");
-        }
     }
 }

@@ -12,7 +12,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.Scalar;
 
 /**
- * Every MANIFEST row of every suite of the shared corpus (found by {@link com.fairpix.worker.Corpus}:
+ * Every MANIFEST row of every suite of the shared corpus (found by {@link com.fairpix.core.Corpus}:
  * {@code shared/corpus} above the working directory, or {@code -Dfairpix.corpus=DIR}), and the
  * pixel comparison the corpus and golden tests use. Unlike {@code Corpus.manifest}, a row whose
  * file is missing is kept, so that it fails rather than silently shrinking the test.
@@ -28,10 +28,10 @@ final class Corpus {
         }
     }
 
-    /** The corpus root, or null where there is none (located by {@link com.fairpix.worker.Corpus}). */
+    /** The corpus root, or null where there is none (located by {@link com.fairpix.core.Corpus}). */
     static Path root() {
         try {
-            return com.fairpix.worker.Corpus.root();
+            return com.fairpix.core.Corpus.root();
         } catch (org.opentest4j.TestAbortedException absent) {
             return null;
         }

@@ -72,7 +72,7 @@ class EncodeTest {
     @Test
     void webpIsLossyAtTheGivenQualityNotOpenCvsLosslessDefault() {
         // A real photo: a synthetic gradient compresses better losslessly than lossily.
-        Mat src = track(TestImages.decode(com.fairpix.worker.Corpus.bytes("sharp-fixtures/Landscape_9.jpg"), Imgcodecs.IMREAD_COLOR));
+        Mat src = track(TestImages.decode(com.fairpix.core.Corpus.bytes("sharp-fixtures/Landscape_9.jpg"), Imgcodecs.IMREAD_COLOR));
 
         int q80 = Encode.apply(src, new Operation.Encode("webp", 80)).length;
         int lossless = TestImages.encode(src, ".webp", Imgcodecs.IMWRITE_WEBP_QUALITY, 101).length;

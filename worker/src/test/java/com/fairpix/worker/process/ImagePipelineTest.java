@@ -1,5 +1,6 @@
 package com.fairpix.worker.process;
 
+import com.fairpix.core.Corpus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -8,7 +9,6 @@ import com.fairpix.core.error.JobFailure;
 import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobSpec;
-import com.fairpix.worker.Corpus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
