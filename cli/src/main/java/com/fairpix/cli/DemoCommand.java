@@ -48,6 +48,12 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--admin-token", description = "admin token (FAIRPIX_ADMIN_TOKEN)")
     String adminToken;
 
+    @Option(names = "--webhook-url", description = "send each tenant's job notifications to this URL + /<tenant> (e.g. a 'fairpix webhooks listen' receiver)")
+    String webhookUrl;
+
+    @Option(names = "--webhook-secrets-file", description = "write the tenants' webhook secrets here, one per line (for 'fairpix webhooks listen --secrets-file')")
+    Path webhookSecretsFile;
+
     @Option(names = "--timeout", defaultValue = "300", description = "seconds to wait for all jobs (default ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
@@ -68,6 +74,14 @@ final class DemoCommand implements Callable<Integer> {
         ApiClient admin = new ApiClient(client.baseUrl(), token);
         Map<String, String> keys = new LinkedHashMap<>();
         for (String tenant : tenants) keys.put(tenant, keyFor(admin, tenant));
+        if (webhookUrl != null) {
+            List<String> secrets = new ArrayList<>();
+            for (String tenant : tenants) {
+                JsonNode t = admin.patchJson("/admin/v1/tenants/" + tenant, Map.of("webhookUrl", webhookUrl.replaceAll("/+$", "") + "/" + tenant));
+                secrets.add(t.path("webhookSecret").asText());
+            }
+            if (webhookSecretsFile != null) Files.write(webhookSecretsFile, secrets);
+        }
 
         // Submit every image for every tenant, interleaved, a few at a time.
         Map<String, Integer> rejected = new LinkedHashMap<>();
@@ -140,10 +154,36 @@ final class DemoCommand implements Callable<Integer> {
             stdout.printf("%-12s %9d %6d %6d %8d %8s %8s%n", tenant, n, done, failed, rejected.getOrDefault(tenant, 0),
                     fmt(percentile(latencies, 0.50)), fmt(percentile(latencies, 0.99)));
         }
+        if (webhookUrl != null) printDeliveries(admin, stdout);
         stdout.println("results in " + out.toAbsolutePath());
         stdout.flush();
         if (!allTerminal) stderr.println("some jobs did not reach a terminal state within " + timeoutSeconds + " s");
         return allTerminal && !submitted.isEmpty() ? Fairpix.OK : Fairpix.FAILED;
+    }
+
+    /** Webhook deliveries per tenant, once the dispatcher has had a moment for the last ones. */
+    private void printDeliveries(ApiClient admin, PrintWriter stdout) throws Exception {
+        stdout.printf("%n%-12s %10s %9s %7s %6s%n", "tenant", "webhooks", "delivered", "pending", "dead");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        for (String tenant : tenants) {
+            JsonNode page;
+            int delivered, pending, dead;
+            do {
+                page = admin.get("/admin/v1/tenants/" + tenant + "/webhooks?limit=1000");
+                delivered = 0;
+                pending = 0;
+                dead = 0;
+                for (JsonNode d : page.path("deliveries")) {
+                    switch (d.path("status").asText()) {
+                        case "SUCCEEDED" -> delivered++;
+                        case "PENDING" -> pending++;
+                        default -> dead++;
+                    }
+                }
+                if (pending > 0) Thread.sleep(200);
+            } while (pending > 0 && System.nanoTime() < deadline);
+            stdout.printf("%-12s %10d %9d %7d %6d%n", tenant, page.path("deliveries").size(), delivered, pending, dead);
+        }
     }
 
     private static String keyFor(ApiClient admin, String tenant) throws Exception {

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             SubmitCommand.class,
             JobsCommand.class,
             TenantsCommand.class,
+            WebhooksCommand.class,
             ScaleCommand.class,
             TopCommand.class,
             StatusCommand.class,

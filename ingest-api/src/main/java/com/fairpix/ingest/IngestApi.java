@@ -84,6 +84,7 @@ public final class IngestApi implements AutoCloseable {
         Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
+        com.fairpix.core.webhook.UrlGuard webhookGuard = com.fairpix.core.webhook.UrlGuard.fromConfig(config);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> "PONG".equals(redis.ping()));
@@ -100,8 +101,12 @@ public final class IngestApi implements AutoCloseable {
         String defaultNode = host + ":" + (port != 0 ? Integer.toString(port) : "0-" + java.util.UUID.randomUUID().toString().substring(0, 6));
         OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock);
-        JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig, overload);
-        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission), new AdminController(auth, tenants, jobs),
+        JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
+                overload, webhookGuard);
+        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission),
+                new AdminController(auth, tenants, jobs,
+                        new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
+                        webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),
                 new StatusController(auth, overload));
         app.start(host, port);
         log.info("ingest-api listening on {}:{}", host, app.port());

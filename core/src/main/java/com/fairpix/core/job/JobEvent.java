@@ -8,6 +8,8 @@ import java.util.Map;
  *
  * @param eventId deterministic per (job, state), so a re-processed job emits no second id
  * @param type    job.queued | job.running | job.succeeded | job.failed | job.cancelled
+ * @param jobVersion grows with every transition of the job, re-runs included (attempt × 4 + stage),
+ *                so a receiver can order a job's notifications; 0 in events from before it existed
  */
 public record JobEvent(
         int schemaVersion,
@@ -18,7 +20,8 @@ public record JobEvent(
         String tenant,
         JobState state,
         Map<String, JobRecord.Result> results,
-        JobRecord.Error error) {
+        JobRecord.Error error,
+        long jobVersion) {
     public static final int SCHEMA_VERSION = 1;
 
     public static JobEvent of(JobRecord job, Instant at) {
@@ -30,6 +33,16 @@ public record JobEvent(
             case CANCELLED -> "job.cancelled";
         };
         return new JobEvent(SCHEMA_VERSION, "evt_" + job.id() + "_" + job.state().name().toLowerCase(),
-                type, at, job.id(), job.tenant(), job.state(), job.results(), job.error());
+                type, at, job.id(), job.tenant(), job.state(), job.results(), job.error(), version(job));
+    }
+
+    /** attempt × 4 + stage (queued 0, running 1, terminal 2): increases with every transition, re-runs included. */
+    static long version(JobRecord job) {
+        int stage = switch (job.state()) {
+            case QUEUED -> 0;
+            case RUNNING -> 1;
+            case DONE, FAILED, CANCELLED -> 2;
+        };
+        return job.attempts() * 4L + stage;
     }
 }

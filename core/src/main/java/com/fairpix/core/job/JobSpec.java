@@ -20,9 +20,15 @@ import java.util.regex.Pattern;
  * <p>Example: {@code {"variants":{"thumb":[{"op":"resize","width":256,"height":256,"fit":"cover"},
  * {"op":"encode","format":"webp","quality":80}]}}}
  *
- * @param pool cpu or gpu; null means the tenant's default
+ * @param pool       cpu or gpu; null means the tenant's default
+ * @param webhookUrl where this job's completion notification goes instead of the tenant's
+ *                   {@code webhookUrl}; null for the tenant's. Checked by the SSRF guard at submission.
  */
-public record JobSpec(Map<String, List<Operation>> variants, String pool) {
+public record JobSpec(Map<String, List<Operation>> variants, String pool, String webhookUrl) {
+    public JobSpec(Map<String, List<Operation>> variants, String pool) {
+        this(variants, pool, null);
+    }
+
     public static final int MAX_VARIANTS = 16;
     public static final int MAX_SIDE = 16_384;
     public static final int DEFAULT_QUALITY = 80;
@@ -71,9 +77,14 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
             pool = root.get("pool").asText();
             if (!pool.equals("cpu") && !pool.equals("gpu")) errors.add("pool must be cpu or gpu");
         }
+        String webhookUrl = null;
+        if (root.has("webhookUrl") && !root.get("webhookUrl").isNull()) {
+            if (!root.get("webhookUrl").isTextual() || root.get("webhookUrl").asText().isBlank()) errors.add("webhookUrl must be a URL string");
+            else webhookUrl = root.get("webhookUrl").asText();
+        }
         for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
             String f = it.next();
-            if (!f.equals("variants") && !f.equals("pool")) errors.add("unknown member '" + f + "'");
+            if (!f.equals("variants") && !f.equals("pool") && !f.equals("webhookUrl")) errors.add("unknown member '" + f + "'");
         }
         JsonNode variantsNode = root.get("variants");
         Map<String, List<Operation>> variants = new LinkedHashMap<>();
@@ -89,7 +100,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool) {
             }
         }
         if (!errors.isEmpty()) throw invalid(errors);
-        return new JobSpec(variants, pool);
+        return new JobSpec(variants, pool, webhookUrl);
     }
 
     private static List<Operation> parseOperations(String path, JsonNode node, String tenant, List<String> errors) {

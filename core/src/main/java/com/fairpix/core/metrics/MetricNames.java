@@ -17,6 +17,14 @@ public final class MetricNames {
     /** Cost units (megapixels x operations) of work a worker did for a tenant. */
     public static final String TENANT_SERVICE = "fairpix.tenant.service.cost";
     public static final String FAIRNESS_INDEX = "fairpix.scheduler.fairness.index";
+    /** Webhook attempts by outcome (success, failure, refused) and tenant. */
+    public static final String WEBHOOK_ATTEMPTS = "fairpix.webhook.attempts";
+    /** Duration of one webhook attempt, seconds. */
+    public static final String WEBHOOK_ATTEMPT_DURATION = "fairpix.webhook.attempt.duration";
+    /** Deliveries dead-lettered after their last attempt (or disabled by 410). */
+    public static final String WEBHOOK_DEAD_LETTERED = "fairpix.webhook.dead.lettered";
+    /** Deliveries waiting for an attempt (due now or later). */
+    public static final String WEBHOOK_PENDING = "fairpix.webhook.pending";
 
     /** Gauge, per pool: replicas the autoscaler wants. */
     public static final String AUTOSCALER_DESIRED_REPLICAS = "fairpix.autoscaler.desired.replicas";

@@ -49,12 +49,36 @@ public final class RedisKeys {
 
     public static String idempotency(String tenant, String key) { return "fp:{" + tenant + "}:idem:" + key; }
 
+    /** JSON of one webhook delivery (its payload, target, state and attempts). */
+    public static String webhookDelivery(String tenant, String deliveryId) { return "fp:{" + tenant + "}:wh:" + deliveryId; }
+
+    /** Sorted set of a tenant's delivery ids, scored by creation time in epoch milliseconds. */
+    public static String webhookDeliveries(String tenant) { return "fp:{" + tenant + "}:wh:index"; }
+
+    /** Sorted set of a tenant's dead-lettered delivery ids, scored by when they died, epoch milliseconds. */
+    public static String webhookDead(String tenant) { return "fp:{" + tenant + "}:wh:dead"; }
+
+    /** Set of a tenant's endpoint URLs disabled by a 410 Gone answer. */
+    public static String webhookDisabled(String tenant) { return "fp:{" + tenant + "}:wh:disabled"; }
+
+    /** The tenant's previous webhook secret after a rotation; expires when the overlap ends. */
+    public static String webhookPreviousSecret(String tenant) { return "fp:{" + tenant + "}:wh:prev-secret"; }
+
+    /**
+     * Sorted set of deliveries due for an attempt, member {@code tenant/deliveryId}, scored by the
+     * due time in epoch milliseconds. Farm-wide, so one poll finds every tenant's due work; a claimed
+     * member is re-scored to a lease, so a dispatcher that dies mid-attempt leaves it to another.
+     */
+    public static String webhookDue() { return "fp:wh:due"; }
     /**
      * Jobs accepted for a pool during one wall-clock second (epoch seconds), counted by every
      * ingest node with INCR and expiring after 2 minutes; the autoscaler sums them into QPS.
      * One small farm-wide key per second: at most one INCR per accepted job.
      */
     public static String submissionsPerSecond(String pool, long epochSecond) { return "fp:qps:" + pool + ":" + epochSecond; }
+
+    /** Sorted set of the tenants that submitted to a pool, scored by their last submission (epoch seconds). */
+    public static String activeTenants(String pool) { return "fp:active:" + pool; }
 
     /**
      * Admission state of one tenant: a hash with the guaranteed (private) token bucket, the

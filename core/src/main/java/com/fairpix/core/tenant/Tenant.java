@@ -74,6 +74,12 @@ public record Tenant(
                 maxPixels, allowedFormats, webhookUrl, webhookSecret, pool, version + 1);
     }
 
+    /** This tenant with a new webhook signing secret and the version incremented. */
+    public Tenant withWebhookSecret(String secret) {
+        return new Tenant(id, state, weight, rate, burst, dailyQuota, maxConcurrentJobs, maxUploadBytes,
+                maxPixels, allowedFormats, webhookUrl, secret, pool, version + 1);
+    }
+
     /** The members an operator may change (PATCH, {@code fairpix tenants set}). */
     public static final Set<String> SETTABLE = Set.of("weight", "rate", "burst", "dailyQuota", "maxConcurrentJobs",
             "maxUploadBytes", "maxPixels", "allowedFormats", "webhookUrl", "pool");

@@ -245,4 +245,14 @@ class JobSpecTest {
         assertThat(p.extensions()).containsKey("errors");
         return (List<String>) p.extensions().get("errors");
     }
+
+    @Test
+    void anOptionalWebhookUrlIsKeptAndANonStringOneIsRefused() {
+        JobSpec spec = JobSpec.parse("{\"webhookUrl\":\"https://hooks.example.com/x\",\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}");
+        assertThat(spec.webhookUrl()).isEqualTo("https://hooks.example.com/x");
+        assertThat(JobSpec.parse("{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}").webhookUrl()).isNull();
+        ApiProblem p = catchThrowableOfType(ApiProblem.class,
+                () -> JobSpec.parse("{\"webhookUrl\":42,\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}"));
+        assertThat(p.getMessage()).contains("webhookUrl must be a URL string");
+    }
 }

@@ -63,15 +63,19 @@ public final class JobSubmitter {
     private final Admission admission;
     private final AdmissionConfig admissionConfig;
     private final OverloadGuard overload;
+    /** Checks a spec's webhookUrl at submission; null accepts none. */
+    private final com.fairpix.core.webhook.UrlGuard webhookGuard;
 
     /**
      * @param objects  the object store, already behind the S3 circuit breaker
      * @param overload breakers, ramp and shedding (see docs/overload.md)
+     * @param webhookGuard checks a spec's webhookUrl (SSRF guard); null refuses per-job URLs
      */
     public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
                         MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig,
-                        OverloadGuard overload) {
+                        OverloadGuard overload, com.fairpix.core.webhook.UrlGuard webhookGuard) {
         this.overload = overload;
+        this.webhookGuard = webhookGuard;
         this.tenantTags = tenantTags;
         this.admission = admission;
         this.admissionConfig = admissionConfig;
@@ -101,6 +105,14 @@ public final class JobSubmitter {
         // Before any work: while a dependency's breaker is open the answer is a fast 503.
         overload.checkBreakers();
         JobSpec spec = JobSpec.parse(specJson, tenant.id());
+        if (spec.webhookUrl() != null) {
+            if (webhookGuard == null) throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl is not accepted by this node").with("errors", java.util.List.of("webhookUrl is not accepted"));
+            try {
+                webhookGuard.check(spec.webhookUrl());
+            } catch (com.fairpix.core.webhook.UrlGuard.RefusedException e) {
+                throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl: " + e.getMessage()).with("errors", java.util.List.of("webhookUrl: " + e.getMessage()));
+            }
+        }
         if (image.length == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
         if (image.length > tenant.maxUploadBytes()) {
             throw ApiProblem.tooLarge("The upload is " + image.length + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
@@ -128,7 +140,7 @@ public final class JobSubmitter {
             createRecord(job);
             enqueue(job, cost(header, spec));
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
-            countForAutoscaler(pool, now);
+            countForAutoscaler(pool, tenant.id(), now);
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.length);
             return new Submission(job, false, decision);
         } catch (RuntimeException e) {
@@ -142,14 +154,17 @@ public final class JobSubmitter {
 
     /**
      * One INCR on the pool's per-second key (expires after 120 s), which the autoscaler sums into
-     * ingest QPS across all ingest nodes. Best effort: the job is already accepted, and a lost
-     * count only makes the autoscaler's QPS reading a little low.
+     * ingest QPS across all ingest nodes, and the tenant's last submission time in the pool's
+     * active-tenant set (so the autoscaler's per-tenant view lists tenants with recent work, not
+     * every tenant whose partition has lag). Best effort: the job is already accepted, and a lost
+     * count only makes the autoscaler's reading a little low.
      */
-    private void countForAutoscaler(String pool, Instant now) {
+    private void countForAutoscaler(String pool, String tenant, Instant now) {
         String key = RedisKeys.submissionsPerSecond(pool, now.getEpochSecond());
         try (AbstractTransaction tx = redis.multi()) {
             tx.incr(key);
             tx.expire(key, 120);
+            tx.zadd(RedisKeys.activeTenants(pool), now.getEpochSecond(), tenant);
             tx.exec();
         } catch (RuntimeException e) {
             log.debug("QPS counter not updated: {}", e.toString());

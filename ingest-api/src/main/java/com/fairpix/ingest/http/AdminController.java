@@ -12,6 +12,14 @@ import com.fairpix.ingest.auth.Authenticator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
+import com.fairpix.core.webhook.DeliveryStore;
+import com.fairpix.core.webhook.UrlGuard;
+import com.fairpix.core.webhook.WebhookDelivery;
+import com.fairpix.core.webhook.WebhookSecrets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,11 +34,24 @@ public final class AdminController {
     private final Authenticator auth;
     private final TenantStore tenants;
     private final JobStore jobs;
+    private final DeliveryStore deliveries;
+    private final UrlGuard webhookGuard;
+    private final Duration secretOverlap;
+    private final Clock clock;
 
-    public AdminController(Authenticator auth, TenantStore tenants, JobStore jobs) {
+    /**
+     * @param webhookGuard  checks webhook URLs at registration (the dispatcher checks again per attempt)
+     * @param secretOverlap how long the previous webhook secret still signs after a rotation
+     */
+    public AdminController(Authenticator auth, TenantStore tenants, JobStore jobs, DeliveryStore deliveries, UrlGuard webhookGuard,
+                           Duration secretOverlap, Clock clock) {
         this.auth = auth;
         this.tenants = tenants;
         this.jobs = jobs;
+        this.deliveries = deliveries;
+        this.webhookGuard = webhookGuard;
+        this.secretOverlap = secretOverlap;
+        this.clock = clock;
     }
 
     /** POST /admin/v1/tenants {"id": "...", ...limits}: 201 with the tenant and its API key (shown once). */
@@ -43,13 +64,14 @@ public final class AdminController {
         }
         ObjectNode limits = body.deepCopy();
         limits.remove("id");
+        checkWebhookUrl(limits);
         Tenant tenant;
         try {
             // The defaults at version 0, patched to version 1.
             Tenant defaults = Tenant.withDefaults(id);
             tenant = new Tenant(id, TenantState.CREATING, defaults.weight(), defaults.rate(), defaults.burst(), defaults.dailyQuota(),
                     defaults.maxConcurrentJobs(), defaults.maxUploadBytes(), defaults.maxPixels(), defaults.allowedFormats(),
-                    null, null, defaults.pool(), 0).patched(limits);
+                    null, WebhookSecrets.generate(), defaults.pool(), 0).patched(limits);
         } catch (Tenant.InvalidTenantException e) {
             throw invalid(e.errors());
         }
@@ -87,11 +109,145 @@ public final class AdminController {
         JsonNode patch = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         Tenant current = tenant(ctx.pathParam("id"));
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
+        checkWebhookUrl(patch);
         try {
-            ctx.json(tenants.update(current.id(), t -> t.patched(patch)).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + ".")));
+            Tenant updated = tenants.update(current.id(), t -> {
+                Tenant p = t.patched(patch);
+                // A tenant from before webhooks has no secret: make one as soon as it sets a URL.
+                return p.webhookUrl() != null && p.webhookSecret() == null ? p.withWebhookSecret(WebhookSecrets.generate()) : p;
+            }).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
+            // A new URL is a new endpoint: a 410 from the old one no longer applies.
+            if (!java.util.Objects.equals(current.webhookUrl(), updated.webhookUrl())) deliveries.enableAll(updated.id());
+            ctx.json(updated);
         } catch (Tenant.InvalidTenantException e) {
             throw invalid(e.errors());
         }
+    }
+
+    private void checkWebhookUrl(JsonNode patch) {
+        JsonNode url = patch.get("webhookUrl");
+        if (url == null || url.isNull()) return;
+        if (!url.isTextual()) throw invalid(List.of("webhookUrl must be a URL string"));
+        try {
+            webhookGuard.check(url.asText());
+        } catch (UrlGuard.RefusedException e) {
+            throw invalid(List.of("webhookUrl: " + e.getMessage()));
+        }
+    }
+
+    /**
+     * POST /admin/v1/tenants/{id}/webhook-secret: a new signing secret (shown in the answer); the
+     * previous one keeps signing beside it for the overlap ({@code FAIRPIX_WEBHOOKS_SECRET_OVERLAP_SECONDS}).
+     */
+    public void rotateWebhookSecret(Context ctx) {
+        auth.admin(ctx);
+        Tenant current = tenant(ctx.pathParam("id"));
+        if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
+        String fresh = WebhookSecrets.generate();
+        String[] previous = new String[1];
+        Tenant updated = tenants.update(current.id(), t -> {
+            previous[0] = t.webhookSecret();
+            return t.withWebhookSecret(fresh);
+        }).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
+        deliveries.keepPreviousSecret(updated.id(), previous[0], secretOverlap);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tenant", updated.id());
+        out.put("webhookSecret", fresh);
+        if (previous[0] != null) out.put("previousSecretValidUntil", clock.instant().plus(secretOverlap));
+        ctx.json(out);
+    }
+
+    /** GET /admin/v1/tenants/{id}/webhooks?before=&limit=: the tenant's deliveries, newest first (no payloads). */
+    public void listDeliveries(Context ctx) {
+        auth.admin(ctx);
+        Tenant tenant = tenant(ctx.pathParam("id"));
+        int limit = Pagination.limit(ctx, 50, 1000);
+        Long before = null;
+        if (ctx.queryParam("before") != null) {
+            try {
+                before = Long.parseLong(ctx.queryParam("before"));
+            } catch (NumberFormatException e) {
+                throw ApiProblem.badRequest("invalid-cursor", "before must be the nextBefore of a previous page (epoch milliseconds).");
+            }
+        }
+        List<WebhookDelivery> page = deliveries.list(tenant.id(), before, limit);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (WebhookDelivery d : page) rows.add(summary(d));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tenant", tenant.id());
+        out.put("deliveries", rows);
+        out.put("nextBefore", page.size() == limit ? page.get(page.size() - 1).createdAt().toEpochMilli() : null);
+        ctx.json(out);
+    }
+
+    /** GET /admin/v1/tenants/{id}/webhooks/{deliveryId}: the delivery, its payload and every attempt. */
+    public void getDelivery(Context ctx) {
+        auth.admin(ctx);
+        ctx.json(delivery(ctx));
+    }
+
+    /**
+     * POST /admin/v1/tenants/{id}/webhooks/{deliveryId}/redeliver: sends the event again, now, under
+     * the same {@code webhook-id} with a fresh timestamp and signature; a new retry series starts.
+     */
+    public void redeliver(Context ctx) {
+        auth.admin(ctx);
+        WebhookDelivery d = delivery(ctx);
+        ctx.status(202).json(summary(requeue(d)));
+    }
+
+    /** POST /admin/v1/tenants/{id}/webhooks/replay-failed?since=ISO-8601: redelivers every dead-lettered delivery since then. */
+    public void replayFailed(Context ctx) {
+        auth.admin(ctx);
+        Tenant tenant = tenant(ctx.pathParam("id"));
+        String sinceText = ctx.queryParam("since");
+        if (sinceText == null) throw ApiProblem.badRequest("invalid-since", "since is required: an ISO-8601 instant, e.g. 2026-01-31T00:00:00Z.");
+        Instant since;
+        try {
+            since = Instant.parse(sinceText);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw ApiProblem.badRequest("invalid-since", "since must be an ISO-8601 instant, e.g. 2026-01-31T00:00:00Z; got '" + sinceText + "'.");
+        }
+        List<String> replayed = new ArrayList<>();
+        for (String id : deliveries.deadSince(tenant.id(), since)) {
+            deliveries.get(tenant.id(), id).ifPresent(d -> replayed.add(requeue(d).id()));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tenant", tenant.id());
+        out.put("since", since);
+        out.put("replayed", replayed);
+        ctx.status(202).json(out);
+    }
+
+    private WebhookDelivery requeue(WebhookDelivery d) {
+        WebhookDelivery again = d.redeliver(clock.instant());
+        deliveries.save(again);
+        deliveries.clearDead(d.tenant(), d.id());
+        // An operator asking for a redelivery vouches for the endpoint again.
+        deliveries.enable(d.tenant(), d.url());
+        deliveries.schedule(d.tenant(), d.id(), again.nextAttemptAt());
+        return again;
+    }
+
+    private WebhookDelivery delivery(Context ctx) {
+        Tenant tenant = tenant(ctx.pathParam("id"));
+        String id = ctx.pathParam("deliveryId");
+        if (!id.matches("[A-Za-z0-9_-]{1,128}")) throw ApiProblem.notFound("No delivery " + id + ".");
+        return deliveries.get(tenant.id(), id).orElseThrow(() -> ApiProblem.notFound("Tenant '" + tenant.id() + "' has no delivery " + id + "."));
+    }
+
+    private static Map<String, Object> summary(WebhookDelivery d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", d.id());
+        m.put("jobId", d.jobId());
+        m.put("eventType", d.eventType());
+        m.put("url", d.url());
+        m.put("status", d.status());
+        m.put("attempts", d.totalAttempts());
+        m.put("createdAt", d.createdAt());
+        if (d.nextAttemptAt() != null) m.put("nextAttemptAt", d.nextAttemptAt());
+        if (!d.attempts().isEmpty()) m.put("lastAttempt", d.attempts().get(d.attempts().size() - 1));
+        return m;
     }
 
     /** POST /admin/v1/tenants/{id}/suspend: ingest answers 403; queued jobs are held, not dropped. */

@@ -25,5 +25,10 @@ public final class Routes {
         app.delete("/admin/v1/tenants/{id}/keys/{keyId}", admin::revokeKey);
         app.get("/admin/v1/jobs/{id}", admin::getJob);
         app.get("/admin/v1/status", status::status);
+        app.post("/admin/v1/tenants/{id}/webhook-secret", admin::rotateWebhookSecret);
+        app.get("/admin/v1/tenants/{id}/webhooks", admin::listDeliveries);
+        app.post("/admin/v1/tenants/{id}/webhooks/replay-failed", admin::replayFailed);
+        app.get("/admin/v1/tenants/{id}/webhooks/{deliveryId}", admin::getDelivery);
+        app.post("/admin/v1/tenants/{id}/webhooks/{deliveryId}/redeliver", admin::redeliver);
     }
 }

@@ -42,7 +42,7 @@ public final class FarmSignalSource implements SignalSource {
             if (!byPartition.isEmpty()) {
                 List<String> known;
                 try {
-                    known = qps.tenants();
+                    known = qps.tenants(pool, now);
                 } catch (RuntimeException e) {
                     known = List.of(); // the per-tenant view is informative only; never fail the reading for it
                 }

@@ -32,11 +32,16 @@ public final class IngestQpsReader {
         return (double) sum / seconds;
     }
 
+    /** How far back a submission makes a tenant count as active, seconds. */
+    static final long ACTIVE_SECONDS = 600;
+
     /**
-     * Tenant ids known to the farm (the sorted set TenantStore keeps), to attribute backlog; at most
-     * the first 10,000 by id — the per-tenant view is informative only.
+     * Tenants that submitted to the pool in the last 10 minutes, to attribute backlog to (at most
+     * 1,000, most recent first; the per-tenant view is informative only). Older entries are trimmed.
      */
-    public List<String> tenants() {
-        return List.copyOf(redis.zrange(RedisKeys.tenants(), 0, 9_999));
+    public List<String> tenants(String pool, Instant now) {
+        String key = RedisKeys.activeTenants(pool);
+        redis.zremrangeByScore(key, Double.NEGATIVE_INFINITY, now.getEpochSecond() - ACTIVE_SECONDS);
+        return List.copyOf(redis.zrevrangeByScore(key, Double.POSITIVE_INFINITY, now.getEpochSecond() - ACTIVE_SECONDS, 0, 1_000));
     }
 }

@@ -1,0 +1,166 @@
+package com.fairpix.worker.notify;
+
+import com.fairpix.core.webhook.UrlGuard;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hc.client5.http.DnsResolver;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.util.Timeout;
+
+/**
+ * One webhook attempt over HTTP(S), connecting only to the addresses the {@link UrlGuard} checked:
+ * the client's {@link DnsResolver} answers with those addresses and nothing else (DNS pinning), while
+ * TLS still uses the URL's host name for SNI and certificate verification. Redirects are never
+ * followed, nothing is retried inside an attempt, the connect times out after 5 s, the whole attempt
+ * after 15 s, and at most 64 KiB of the response is read (and then discarded: we never keep bodies).
+ * A fresh client per attempt means no pooled connection outlives the check it was made under.
+ */
+public final class WebhookSender implements AutoCloseable {
+    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration TOTAL_TIMEOUT = Duration.ofSeconds(15);
+    public static final int MAX_RESPONSE_BYTES = 64 * 1024;
+
+    /**
+     * What came back: the status (0 when none) or the error class, the response's Retry-After, and
+     * how long the attempt took.
+     */
+    public record Outcome(int status, String error, Duration retryAfter, Duration elapsed) {
+        public boolean succeeded() {
+            return status >= 200 && status < 300;
+        }
+    }
+
+    private final Duration totalTimeout;
+    private final javax.net.ssl.SSLContext tls;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name("fairpix-webhook-timeout").unstarted(r));
+
+    public WebhookSender() {
+        this(TOTAL_TIMEOUT, null);
+    }
+
+    /**
+     * @param totalTimeout the whole attempt's deadline (15 s in production)
+     * @param tls          trust material for tests with their own CA; null for the JVM's default trust store
+     */
+    public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls) {
+        this.totalTimeout = totalTimeout;
+        this.tls = tls;
+    }
+
+    /** POSTs {@code body} with {@code headers} to the checked target. Never throws for network trouble. */
+    public Outcome send(UrlGuard.Checked target, Map<String, String> headers, byte[] body) {
+        long start = System.nanoTime();
+        InetAddress[] pinned = target.addresses().toArray(InetAddress[]::new);
+        DnsResolver resolver = new DnsResolver() {
+            @Override
+            public InetAddress[] resolve(String host) {
+                return pinned.clone();
+            }
+
+            @Override
+            public String resolveCanonicalHostname(String host) {
+                return host;
+            }
+        };
+        PoolingHttpClientConnectionManagerBuilder builder = PoolingHttpClientConnectionManagerBuilder.create();
+        // The default TLS strategy sends the URL's host as SNI and verifies the certificate against it,
+        // whatever address the (pinned) resolver returned.
+        if (tls != null) builder.setTlsSocketStrategy(new org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy(tls));
+        PoolingHttpClientConnectionManager connections = builder
+                .setDnsResolver(resolver)
+                .setDefaultConnectionConfig(ConnectionConfig.custom()
+                        .setConnectTimeout(Timeout.of(CONNECT_TIMEOUT))
+                        .setSocketTimeout(Timeout.of(totalTimeout))
+                        .build())
+                .build();
+        AtomicBoolean timedOut = new AtomicBoolean();
+        try (CloseableHttpClient client = HttpClients.custom()
+                .setConnectionManager(connections)
+                .disableRedirectHandling()
+                .disableAutomaticRetries()
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .disableContentCompression()
+                .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(Timeout.of(totalTimeout)).build())
+                .build()) {
+            HttpPost post = new HttpPost(target.uri());
+            headers.forEach(post::setHeader);
+            post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
+            ScheduledFuture<?> deadline = timer.schedule(() -> {
+                timedOut.set(true);
+                post.cancel();
+            }, totalTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                return client.execute(post, response -> {
+                    if (response.getEntity() != null) {
+                        try (InputStream in = response.getEntity().getContent()) {
+                            drain(in);
+                        }
+                    }
+                    Header ra = response.getFirstHeader("Retry-After");
+                    return new Outcome(response.getCode(), null, ra == null ? null : retryAfter(ra.getValue()), elapsed(start));
+                });
+            } finally {
+                deadline.cancel(false);
+            }
+        } catch (IOException | RuntimeException e) {
+            String error = timedOut.get() || e instanceof java.net.SocketTimeoutException || e instanceof org.apache.hc.client5.http.ConnectTimeoutException
+                    ? "timeout" : e.getClass().getSimpleName();
+            return new Outcome(0, error, null, elapsed(start));
+        }
+    }
+
+    private static void drain(InputStream in) throws IOException {
+        byte[] buf = new byte[8192];
+        int total = 0;
+        int n;
+        // Read at most 64 KiB so a hostile receiver cannot stream forever; the rest is dropped with the connection.
+        while (total < MAX_RESPONSE_BYTES && (n = in.read(buf, 0, Math.min(buf.length, MAX_RESPONSE_BYTES - total))) > 0) total += n;
+    }
+
+    private static Duration elapsed(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    /** Parses {@code Retry-After}: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); null when unreadable. */
+    static Duration retryAfter(String value) {
+        String v = value.trim();
+        try {
+            long s = Long.parseLong(v);
+            return s < 0 ? null : Duration.ofSeconds(s);
+        } catch (NumberFormatException e) {
+            try {
+                Duration d = Duration.between(Instant.now(), ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+                return d.isNegative() ? Duration.ZERO : d;
+            } catch (java.time.format.DateTimeParseException e2) {
+                return null;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
