@@ -27,9 +27,16 @@ final class ApiClient {
     static final class ApiException extends RuntimeException {
         private final int status;
 
+        private long retryAfterSeconds = -1;
+
         ApiException(int status, String message) {
             super(message);
             this.status = status;
+        }
+
+        /** The answer's Retry-After in seconds; -1 when it had none. */
+        long retryAfterSeconds() {
+            return retryAfterSeconds;
         }
 
         int status() {
@@ -72,6 +79,22 @@ final class ApiClient {
         return send(b.build());
     }
 
+    /**
+     * Submits like a well-behaved client: a 429 or 503 that names a Retry-After is retried after
+     * it, at most 10 times; any other refusal is final.
+     */
+    JsonNode submitHonouringRetryAfter(Path image, String specJson) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return submit(image, specJson, null);
+            } catch (ApiException e) {
+                boolean retryable = (e.status() == 429 || e.status() == 503) && e.retryAfterSeconds() >= 0;
+                if (!retryable || attempt >= 10) throw e;
+                Thread.sleep(Math.max(1, e.retryAfterSeconds()) * 1000);
+            }
+        }
+    }
+
     byte[] download(String path) throws IOException, InterruptedException {
         HttpResponse<byte[]> r = http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
@@ -86,7 +109,17 @@ final class ApiClient {
 
     private JsonNode send(HttpRequest request) throws IOException, InterruptedException {
         HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), r.body());
+        if (r.statusCode() / 100 != 2) {
+            ApiException e = failure(r.statusCode(), r.body());
+            r.headers().firstValue("Retry-After").ifPresent(v -> {
+                try {
+                    e.retryAfterSeconds = Long.parseLong(v.trim());
+                } catch (NumberFormatException ignored) {
+                    // an HTTP-date: treat as absent
+                }
+            });
+            throw e;
+        }
         return r.body().isEmpty() ? Json.mapper().createObjectNode() : Json.mapper().readTree(r.body());
     }
 

@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
         description = {"Run a folder of images through a running farm for several tenants: create the tenants (or a new key",
                 "for existing ones), submit every image for each, wait, download the results, print a table of",
                 "submitted / done / failed and submit→done latency (p50, p99 from the jobs' own timestamps).",
+                "A 429 or 503 with Retry-After is retried after it, as a well-behaved client does.",
                 "Exit 0 only if every accepted job reached a terminal state."})
 final class DemoCommand implements Callable<Integer> {
     static final String SPEC = "{\"variants\":{"
@@ -92,7 +93,7 @@ final class DemoCommand implements Callable<Integer> {
                 for (var t : keys.entrySet()) {
                     futures.add(pool.submit(() -> {
                         try {
-                            JsonNode job = new ApiClient(client.baseUrl(), t.getValue()).submit(image, SPEC, null);
+                            JsonNode job = new ApiClient(client.baseUrl(), t.getValue()).submitHonouringRetryAfter(image, SPEC);
                             return new Submitted(t.getKey(), t.getValue(), image, job.get("id").asText());
                         } catch (ApiClient.ApiException e) {
                             stderr.println(t.getKey() + ": " + image.getFileName() + " rejected: " + e.getMessage());

@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "submit", mixinStandardHelpOptions = true,
-        description = "Submit image files as jobs of the tenant owning the key; prints one job id per file.")
+        description = {"Submit image files as jobs of the tenant owning the key; prints one job id per file.",
+                "A 429 or 503 with Retry-After is retried after it (at most 10 times)."})
 final class SubmitCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ClientOptions client;
@@ -49,7 +50,7 @@ final class SubmitCommand implements Callable<Integer> {
         int rejected = 0;
         for (Path file : files) {
             try {
-                JsonNode job = api.submit(file, specJson, null);
+                JsonNode job = api.submitHonouringRetryAfter(file, specJson);
                 ids.add(job.get("id").asText());
                 if (client.output == ClientOptions.Output.text && !waitForJobs) out.println(job.get("id").asText() + "\t" + file);
             } catch (ApiClient.ApiException e) {
