@@ -70,6 +70,7 @@ class TenantLifecycleIT {
         for (String id : jobsA) assertThat(state(api1, a, id)).as("held job %s", id).isEqualTo("QUEUED");
 
         assertThat(admin(api2, "POST", "/admin/v1/tenants/" + a + "/activate").get("state").asText()).isEqualTo("ACTIVE");
+        awaitStatus(api1, keyA, 200, System.nanoTime()); // node 1 hears of the activation within a second
         for (String id : jobsA) assertThat(api1.awaitTerminal(keyA, id, Duration.ofSeconds(60)).get("state").asText()).isEqualTo("DONE");
     }
 
