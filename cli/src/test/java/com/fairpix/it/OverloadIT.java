@@ -257,7 +257,7 @@ class OverloadIT {
     }
 
     /** A private s3proxy process from the stack's jars (.fairpix/lib/s3proxy), ready when it answers HTTP. */
-    private static Process startS3(java.nio.file.Path dir, int port, FairpixConfig config) throws Exception {
+    static Process startS3(java.nio.file.Path dir, int port, FairpixConfig config) throws Exception {
         java.nio.file.Path lib = java.nio.file.Path.of(System.getProperty("fairpix.s3proxy.lib", "../.fairpix/lib/s3proxy")).toAbsolutePath();
         java.nio.file.Path props = dir.resolve("s3proxy.properties");
         java.nio.file.Files.createDirectories(dir.resolve("data"));
@@ -281,12 +281,12 @@ class OverloadIT {
         }
     }
 
-    private static void stopS3(Process p) throws InterruptedException {
+    static void stopS3(Process p) throws InterruptedException {
         p.destroyForcibly();
         p.waitFor();
     }
 
-    private static int freePort() throws Exception {
+    static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

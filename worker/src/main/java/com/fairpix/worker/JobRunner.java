@@ -41,6 +41,7 @@ public final class JobRunner {
     private final int maxAttempts;
     private final Duration baseBackoff;
     private final BiConsumer<String, String> releaseLease;
+    private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
 
     /**
      * @param maxAttempts attempts for transient failures before the job is FAILED and dead-lettered
@@ -75,8 +76,17 @@ public final class JobRunner {
         /** Terminal (or nothing to do): commit the offset. */
         record Finished() implements Outcome {}
 
-        /** Failed transiently: try again after {@code delay}, freeing the thread meanwhile. */
-        record RetryAfter(Duration delay) implements Outcome {}
+        /**
+         * Failed transiently: try again after {@code delay}, freeing the thread meanwhile.
+         *
+         * @param countsAsAttempt false when a dependency's circuit breaker refused the call: an
+         *                        outage must not use up the job's attempts and fail it
+         */
+        record RetryAfter(Duration delay, boolean countsAsAttempt) implements Outcome {
+            public RetryAfter(Duration delay) {
+                this(delay, true);
+            }
+        }
 
         /** The job's record cannot be read or written now: leave it for redelivery. */
         record Redeliver() implements Outcome {}
@@ -88,6 +98,12 @@ public final class JobRunner {
      * @param attempt 1 for the first delivery to this worker; transient failures retry up to
      *                {@code maxAttempts} with exponential backoff
      */
+    /** Tells the runner when a dependency's circuit breaker is open (transient failures then cost no attempt). */
+    public JobRunner dependencyDown(java.util.function.BooleanSupplier down) {
+        this.dependencyDown = down;
+        return this;
+    }
+
     public Outcome run(JobMessage message, int attempt) throws InterruptedException {
         Outcome outcome = runOnce(message, attempt);
         if (outcome instanceof Outcome.Finished) {
@@ -115,7 +131,15 @@ public final class JobRunner {
             }
         } catch (InterruptedException e) {
             throw e;
+        } catch (io.github.resilience4j.circuitbreaker.CallNotPermittedException e) {
+            // The dependency is known to be down: wait for it without spending an attempt.
+            log.debug("job {} waits: {}", message.jobId(), e.getMessage());
+            return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
         } catch (RuntimeException e) {
+            if (dependencyDown.getAsBoolean()) {
+                // This failure (or the ones beside it) just opened a breaker: the outage is not the job's fault.
+                return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
+            }
             String reason = e instanceof JobFailure f ? f.reason() : "transient";
             if (attempt >= maxAttempts) {
                 log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, e.toString());

@@ -98,7 +98,14 @@ public final class Worker implements AutoCloseable {
         Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
         ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS), memory,
                 Duration.ofSeconds(config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS)), System::nanoTime);
-        ResultWriter results = new ResultWriter(objects, config.longValue(Setting.MAX_UPLOAD_BYTES));
+        // S3 behind a circuit breaker: while it is open the worker takes no job and pauses its
+        // partitions, so an outage neither fails jobs nor spends their attempts (docs/overload.md).
+        com.fairpix.core.resilience.Breakers breakers = com.fairpix.core.resilience.Breakers.of(
+                com.fairpix.core.resilience.BreakerSettings.from(config)).bindTo(registry);
+        io.github.resilience4j.circuitbreaker.CircuitBreaker s3Breaker = breakers.get(com.fairpix.core.resilience.Dependency.S3);
+        java.util.function.BooleanSupplier s3Down = () -> s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN
+                || s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.FORCED_OPEN;
+        ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker), config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
                 new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
                 config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
@@ -142,13 +149,15 @@ public final class Worker implements AutoCloseable {
                 threads, config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_PARTITION_BUFFER));
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).register(registry);
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
+        runner.dependencyDown(s3Down);
+        consumer.dependencyDown(s3Down);
         consumer.start();
 
         Javalin http = null;
         if (httpPort >= 0) {
             Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
             readiness.put("redis", () -> "PONG".equals(redis.ping()));
-            readiness.put("s3", objects::ping);
+            readiness.put("s3", () -> !s3Down.getAsBoolean() && objects.ping());
             readiness.put("kafka", consumer::healthy);
             http = ServiceHttp.create(registry, readiness, c -> {});
             http.start(config.get(Setting.BIND_HOST), httpPort);

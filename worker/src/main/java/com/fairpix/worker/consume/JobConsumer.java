@@ -66,6 +66,7 @@ public final class JobConsumer implements AutoCloseable {
     private final Predicate<String> held;
     private final HeldJobs heldJobs;
     private final Listener listener;
+    private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
     private final CostModel costs = new CostModel();
     private final int threads;
     private final int maxBuffered;
@@ -107,6 +108,15 @@ public final class JobConsumer implements AutoCloseable {
         this.perPartitionBuffer = perPartitionBuffer;
     }
 
+    /**
+     * While {@code down} answers true (a dependency's circuit breaker is open), take no job and
+     * pause every partition: offsets stay where they are and nothing is lost or failed.
+     */
+    public JobConsumer dependencyDown(java.util.function.BooleanSupplier down) {
+        this.dependencyDown = down;
+        return this;
+    }
+
     public void start() {
         for (int i = 0; i < threads; i++) {
             processors.add(Thread.ofPlatform().name("fairpix-process-" + i).start(this::processLoop));
@@ -141,6 +151,10 @@ public final class JobConsumer implements AutoCloseable {
         while (!stopping) {
             JobScheduler.Item<Delivery> item;
             try {
+                if (dependencyDown.getAsBoolean()) {
+                    Thread.sleep(200);
+                    continue;
+                }
                 item = scheduler.take(200, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 return;
@@ -176,15 +190,15 @@ public final class JobConsumer implements AutoCloseable {
                 switch (outcome) {
                     case JobRunner.Outcome.Finished f -> completions.add(new Completion(d.partition(), d.offset(), true));
                     case JobRunner.Outcome.Redeliver r -> completions.add(new Completion(d.partition(), d.offset(), false));
-                    case JobRunner.Outcome.RetryAfter r -> retryLater(item, r.delay());
+                    case JobRunner.Outcome.RetryAfter r -> retryLater(item, r.delay(), r.countsAsAttempt());
                 }
             }
         }
     }
 
-    private void retryLater(JobScheduler.Item<Delivery> item, Duration delay) {
+    private void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {
         Delivery d = item.payload();
-        Delivery again = new Delivery(d.partition(), d.offset(), d.message(), d.attempt() + 1);
+        Delivery again = new Delivery(d.partition(), d.offset(), d.message(), d.attempt() + (countsAsAttempt ? 1 : 0));
         retries.schedule(() -> {
             // A partition revoked meanwhile belongs to another worker now, which redelivers the job.
             if (!owned.contains(d.partition()) || stopping) return;
@@ -221,7 +235,7 @@ public final class JobConsumer implements AutoCloseable {
     private void applyBackpressure(Set<TopicPartition> paused) {
         Set<TopicPartition> assigned = consumer.assignment();
         paused.retainAll(assigned);
-        boolean all = stopping || scheduler.size() >= maxBuffered;
+        boolean all = stopping || dependencyDown.getAsBoolean() || scheduler.size() >= maxBuffered;
         Set<TopicPartition> pause = new HashSet<>();
         Set<TopicPartition> resume = new HashSet<>();
         for (TopicPartition tp : assigned) {
