@@ -79,6 +79,15 @@ final class ApiClient {
         return send(b.build());
     }
 
+    /** True when the job JSON's state is DONE, FAILED or CANCELLED (see {@link com.fairpix.core.job.JobState#terminal()}). */
+    static boolean isTerminal(JsonNode job) {
+        try {
+            return com.fairpix.core.job.JobState.valueOf(job.path("state").asText()).terminal();
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /**
      * Submits like a well-behaved client: a 429 or 503 that names a Retry-After is retried after
      * it, at most 10 times; any other refusal is final.

@@ -115,7 +115,7 @@ final class DemoCommand implements Callable<Integer> {
         for (Submitted s : submitted) {
             ApiClient api = new ApiClient(client.baseUrl(), s.key());
             JsonNode job = api.get("/v1/jobs/" + s.jobId());
-            while (!terminal(job) && System.nanoTime() < deadline) {
+            while (!ApiClient.isTerminal(job) && System.nanoTime() < deadline) {
                 Thread.sleep(100);
                 job = api.get("/v1/jobs/" + s.jobId());
             }
@@ -147,7 +147,7 @@ final class DemoCommand implements Callable<Integer> {
                 String state = job.path("state").asText();
                 if (state.equals("DONE")) done++;
                 if (state.equals("FAILED")) failed++;
-                allTerminal &= terminal(job);
+                allTerminal &= ApiClient.isTerminal(job);
                 if (job.hasNonNull("finishedAt")) {
                     latencies.add(Duration.between(Instant.parse(job.get("createdAt").asText()), Instant.parse(job.get("finishedAt").asText())).toNanos() / 1e9);
                 }
@@ -206,10 +206,5 @@ final class DemoCommand implements Callable<Integer> {
 
     private static String fmt(Double v) {
         return v == null ? "-" : String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    private static boolean terminal(JsonNode job) {
-        String s = job.path("state").asText();
-        return s.equals("DONE") || s.equals("FAILED") || s.equals("CANCELLED");
     }
 }

@@ -64,12 +64,12 @@ final class SubmitCommand implements Callable<Integer> {
             long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
             for (String id : ids) {
                 JsonNode job = api.get("/v1/jobs/" + id);
-                while (!terminal(job) && System.nanoTime() < deadline) {
+                while (!ApiClient.isTerminal(job) && System.nanoTime() < deadline) {
                     Thread.sleep(200);
                     job = api.get("/v1/jobs/" + id);
                 }
                 jobs.add(job);
-                allDone &= terminal(job);
+                allDone &= ApiClient.isTerminal(job);
                 if (client.output == ClientOptions.Output.text) out.println(id + "\t" + job.get("state").asText()
                         + (job.hasNonNull("error") ? "\t" + job.get("error").get("reason").asText() : ""));
             }
@@ -80,10 +80,5 @@ final class SubmitCommand implements Callable<Integer> {
         out.flush();
         if (rejected > 0 || !allDone) return Fairpix.FAILED;
         return Fairpix.OK;
-    }
-
-    private static boolean terminal(JsonNode job) {
-        String s = job.path("state").asText();
-        return s.equals("DONE") || s.equals("FAILED") || s.equals("CANCELLED");
     }
 }

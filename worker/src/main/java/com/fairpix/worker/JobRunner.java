@@ -176,7 +176,8 @@ public final class JobRunner {
             return;
         }
         Instant started = clock.instant();
-        JobStore.Transition running = jobs.transition(job.running(started, job.attempts() + 1), EnumSet.of(JobState.QUEUED, JobState.RUNNING));
+        JobRecord runningJob = job.running(started, job.attempts() + 1);
+        JobStore.Transition running = jobs.transition(runningJob, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
         if (!running.applied()) return; // cancelled or finished meanwhile
         if (job.state() == JobState.QUEUED) {
             Timer.builder(MetricNames.JOB_QUEUE_WAIT).tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99).register(metrics)
@@ -191,7 +192,9 @@ public final class JobRunner {
         }
         Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec(), key -> results.readAsset(message, key));
         Map<String, JobRecord.Result> stored2 = results.write(message, outputs);
-        JobRecord done = jobs.get(message.tenant(), message.jobId()).orElse(job.running(started, attempt)).done(clock.instant(), stored2);
+        // The record as this attempt wrote it: the DONE transition below only applies from RUNNING,
+        // so re-reading it here would cost a Redis round trip per job for nothing.
+        JobRecord done = runningJob.done(clock.instant(), stored2);
         JobStore.Transition t = jobs.transition(done, EnumSet.of(JobState.RUNNING));
         sample.stop(Timer.builder(MetricNames.JOB_PROCESSING).tag("result", "done").register(metrics));
         if (t.applied()) {
