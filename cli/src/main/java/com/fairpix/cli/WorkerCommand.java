@@ -23,8 +23,11 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--port", description = "port for /metrics and /health (FAIRPIX_WORKER_PORT, default 8081)")
     Integer port;
 
-    @Option(names = "--threads", description = "processing threads; 0 = cores (FAIRPIX_WORKER_THREADS)")
+    @Option(names = "--threads", description = "processing threads any tenant may fill; 0 = cores (FAIRPIX_WORKER_THREADS)")
     Integer threads;
+
+    @Option(names = "--reserved-threads", description = "extra threads kept for a tenant with no job running, so it starts at once while another tenant's flood fills the rest (FAIRPIX_WORKER_RESERVED_THREADS, default 1)")
+    Integer reservedThreads;
 
     @Option(names = "--shutdown-deadline", defaultValue = "30", description = "seconds running jobs get to finish on SIGTERM (default ${DEFAULT-VALUE})")
     int shutdownDeadline;
@@ -35,6 +38,7 @@ final class WorkerCommand implements Callable<Integer> {
         if (pool != null) more.put(Setting.WORKER_POOL, pool);
         if (port != null) more.put(Setting.WORKER_PORT, port.toString());
         if (threads != null) more.put(Setting.WORKER_THREADS, threads.toString());
+        if (reservedThreads != null) more.put(Setting.WORKER_RESERVED_THREADS, reservedThreads.toString());
         FairpixConfig config = service.config(more);
         Worker worker = Worker.start(config, config.integer(Setting.WORKER_PORT));
         return Services.runUntilSignalled(() -> worker.stop(Duration.ofSeconds(shutdownDeadline)));

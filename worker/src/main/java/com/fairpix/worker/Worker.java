@@ -114,8 +114,13 @@ public final class Worker implements AutoCloseable {
 
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);
-        JobScheduler<JobConsumer.Delivery> scheduler = config.get(Setting.WORKER_SCHEDULER).equals("fifo") ? new FifoScheduler<>()
-                : new FairScheduler<>(weights, tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE));
+        int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
+        boolean fifo = config.get(Setting.WORKER_SCHEDULER).equals("fifo");
+        // FIFO, the baseline, knows no tenants to reserve a thread for: it runs the shared threads only.
+        int reservedThreads = fifo ? 0 : config.integer(Setting.WORKER_RESERVED_THREADS);
+        JobScheduler<JobConsumer.Delivery> scheduler = fifo ? new FifoScheduler<>()
+                : new FairScheduler<>(weights, tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE),
+                        threads, reservedThreads);
         HeldJobs heldJobs = new HeldJobs(redis, producer, clientId);
         java.util.function.Predicate<String> held = tenant -> lookup(directory, tenant).map(t -> t.state() == TenantState.SUSPENDED).orElse(false);
         ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-held").unstarted(r));
@@ -132,7 +137,6 @@ public final class Worker implements AutoCloseable {
                 log.debug("held-jobs sweep failed: {}", e.toString());
             }
         }, 5, 5, TimeUnit.SECONDS);
-        int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
         TenantTags tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
         FairnessMeter fairness = new FairnessMeter(weights);
         JobConsumer.Listener listener = (tenant, cost, seconds) -> {
@@ -146,7 +150,7 @@ public final class Worker implements AutoCloseable {
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, config.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS));
         JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), scheduler, runner, events, held, heldJobs, listener,
-                threads, config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_PARTITION_BUFFER));
+                threads + reservedThreads, config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_PARTITION_BUFFER));
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).register(registry);
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         runner.dependencyDown(s3Down);
@@ -162,7 +166,7 @@ public final class Worker implements AutoCloseable {
             http = ServiceHttp.create(registry, readiness, c -> {});
             http.start(config.get(Setting.BIND_HOST), httpPort);
         }
-        log.info("worker for pool {} started with {} processing threads{}", pool, threads, http == null ? "" : ", HTTP on port " + http.port());
+        log.info("worker for pool {} started with {} + {} reserved processing threads{}", pool, threads, reservedThreads, http == null ? "" : ", HTTP on port " + http.port());
         return new Worker(redis, objects, producer, consumer, http, directory, housekeeping);
     }
 

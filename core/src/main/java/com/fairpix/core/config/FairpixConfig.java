@@ -78,7 +78,7 @@ public final class FairpixConfig {
 
     private void validate() {
         for (Setting s : List.of(Setting.JOB_PARTITIONS, Setting.INGEST_PORT, Setting.WORKER_PORT,
-                Setting.WORKER_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
+                Setting.WORKER_THREADS, Setting.WORKER_RESERVED_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
                 Setting.WORKER_PARTITION_BUFFER, Setting.WORKER_MAX_POLL_INTERVAL_MS, Setting.METRICS_TENANT_LABELS,
                 Setting.AUTOSCALER_PORT, Setting.AUTOSCALER_MIN_REPLICAS, Setting.AUTOSCALER_MAX_REPLICAS,
                 Setting.AUTOSCALER_QPS_SUSTAIN_SECONDS, Setting.AUTOSCALER_GROWTH_SUSTAIN_SECONDS, Setting.AUTOSCALER_STEP_CPU,

@@ -4,7 +4,7 @@ import nu.pattern.OpenCV;
 
 /**
  * Loads OpenCV's native library once per JVM (JNI allows one load per class loader) and turns off
- * OpenCV's own worker threads: the worker already runs one job per core, and nested parallelism
+ * OpenCV's own worker threads: the worker already runs about one job per core, and nested parallelism
  * (OpenCV's parallel_for inside every resize/cvtColor) would oversubscribe the cores.
  */
 public final class OpenCv {

@@ -28,10 +28,18 @@ import java.util.function.ToIntFunction;
  * is dispatched next, whatever backlog another tenant has (Q1) — unlike deficit round robin, which
  * lets the current tenant spend its whole quantum first.
  *
- * <p>Two additions: a tenant at its running cap is passed over until one of its jobs finishes
- * (Q2), and {@link #finished} moves the tenant's finish tag by the difference between the job's
+ * <p>Three additions: a tenant at its running cap is passed over until one of its jobs finishes
+ * (Q2); {@link #finished} moves the tenant's finish tag by the difference between the job's
  * measured and estimated cost, so estimates that are systematically low for one tenant do not buy
- * it extra service. Thread-safe: the poll loop adds, processing threads take.
+ * it extra service; and <b>reserved slots</b>. SFQ orders dispatches but cannot preempt: when a
+ * flood's jobs occupy every processing thread, a quiet tenant's job, first in line, still waits
+ * for one of them to end. So of {@code sharedSlots + reservedSlots} jobs running at once, the last
+ * {@code reservedSlots} go only to a tenant with no job running whose start tag is not ahead of the
+ * virtual time (it has not had more than its share). The worker runs one thread per slot; with
+ * {@code sharedSlots} = cores a lone tenant still keeps every core busy, and a newcomer starts at
+ * once on a reserved thread, the kernel's own fair scheduler time-slicing the cores among the
+ * running jobs, which is the preemption SFQ lacks (see docs/scheduler.md). Thread-safe: the poll
+ * loop adds, processing threads take.
  *
  * @param <T> the job payload
  */
@@ -55,23 +63,38 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     /** Finish tag of each tenant's last dispatched job, kept only while it is ahead of the virtual time. */
     private final Map<String, Double> lastFinish = new HashMap<>();
     private final Map<String, Integer> running = new HashMap<>();
+    private final int sharedSlots;
+    private final int reservedSlots;
+    private int runningTotal;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private double virtualTime;
     private int size;
 
-    /** Without running caps. */
+    /** Without running caps or reserved slots. */
     public FairScheduler(ToDoubleFunction<String> weights) {
         this(weights, tenant -> Integer.MAX_VALUE);
     }
 
-    /**
-     * @param weights     tenant id → weight (> 0); read at each dispatch, so weight changes apply at once
-     * @param runningCaps tenant id → jobs of the tenant that may run at once on this worker
-     */
+    /** Without reserved slots. */
     public FairScheduler(ToDoubleFunction<String> weights, ToIntFunction<String> runningCaps) {
+        this(weights, runningCaps, Integer.MAX_VALUE, 0);
+    }
+
+    /**
+     * @param weights       tenant id → weight (> 0); read at each dispatch, so weight changes apply at once
+     * @param runningCaps   tenant id → jobs of the tenant that may run at once on this worker
+     * @param sharedSlots   jobs of any tenants that may run at once (>= 1); beyond them only reserved slots
+     * @param reservedSlots further jobs that may run at once, each only for a tenant with none running that
+     *                      is not ahead of its share (>= 0)
+     * @throws IllegalArgumentException if {@code sharedSlots < 1} or {@code reservedSlots < 0}
+     */
+    public FairScheduler(ToDoubleFunction<String> weights, ToIntFunction<String> runningCaps, int sharedSlots, int reservedSlots) {
+        if (sharedSlots < 1 || reservedSlots < 0) throw new IllegalArgumentException("sharedSlots must be >= 1 and reservedSlots >= 0, got " + sharedSlots + ", " + reservedSlots);
         this.weights = weights;
         this.runningCaps = runningCaps;
+        this.sharedSlots = sharedSlots;
+        this.reservedSlots = reservedSlots;
     }
 
     @Override
@@ -121,15 +144,21 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     }
 
     private Item<T> next() {
+        // Every shared slot busy: what is left is reserved for a tenant without a running job.
+        boolean reservedOnly = runningTotal >= sharedSlots;
+        if (reservedOnly && runningTotal - sharedSlots >= reservedSlots) return null;
         TenantQueue<T> best = null;
         for (TenantQueue<T> q : active) {
-            if (running.getOrDefault(q.tenant, 0) >= Math.max(1, runningCaps.applyAsInt(q.tenant))) continue;
+            int runningJobs = running.getOrDefault(q.tenant, 0);
+            if (runningJobs >= Math.max(1, runningCaps.applyAsInt(q.tenant))) continue;
+            if (reservedOnly && (runningJobs > 0 || q.headStart > virtualTime)) continue;
             if (best == null || q.headStart < best.headStart) best = q;
         }
         if (best == null) return null;
         Item<T> item = best.items.pollFirst();
         size--;
         running.merge(best.tenant, 1, Integer::sum);
+        runningTotal++;
         virtualTime = Math.max(virtualTime, best.headStart);
         double finish = best.headStart + item.cost() / weight(best.tenant);
         lastFinish.put(best.tenant, finish);
@@ -159,6 +188,7 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     public void finished(String tenant, double costCorrection) {
         lock.lock();
         try {
+            if (running.containsKey(tenant)) runningTotal--;
             running.computeIfPresent(tenant, (t, n) -> n <= 1 ? null : n - 1);
             if (costCorrection != 0 && Double.isFinite(costCorrection)) {
                 double shift = costCorrection / weight(tenant);

@@ -1,0 +1,198 @@
+package com.fairpix.worker.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.assertj.core.data.Percentage;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fair scheduler's reserved slots, on a simulated clock: a worker with {@code cores} cores
+ * runs one thread per slot, and the running jobs share the cores equally (processor sharing, as
+ * the kernel's scheduler does), so a job of cost c takes c time units alone on a core.
+ */
+class ReservedSlotsTest {
+    static final Map<String, Double> WEIGHTS = Map.of("w1a", 1.0, "w1b", 1.0, "w2", 2.0, "w4", 4.0);
+
+    /** A job in the simulation: its tenant, cost, and when it arrived. */
+    record Job(String tenant, double cost, double arrived) {}
+
+    /** Discrete-event simulation of one worker. */
+    static final class SimulatedWorker {
+        final FairScheduler<Job> scheduler;
+        final int cores;
+        final int slots;
+        final List<double[]> remaining = new ArrayList<>(); // per running job: {work left}
+        final List<Job> runningJobs = new ArrayList<>();
+        final Map<String, Double> service = new HashMap<>();
+        final Map<String, List<Double>> waits = new HashMap<>();
+        int dispatches;
+        int maxRunningOfOneTenant;
+        double idleCoreTime;
+        double now;
+
+        SimulatedWorker(Map<String, Double> weights, int cores, int reserved) {
+            this.scheduler = new FairScheduler<>(t -> weights.getOrDefault(t, 1.0), t -> Integer.MAX_VALUE, cores, reserved);
+            this.cores = cores;
+            this.slots = cores + reserved;
+        }
+
+        void arrive(Job job) {
+            scheduler.add(new JobScheduler.Item<>(job.tenant(), job.cost(), job));
+            dispatch();
+        }
+
+        /** Free threads take jobs, as the worker's processing threads do. */
+        void dispatch() {
+            JobScheduler.Item<Job> item;
+            while (runningJobs.size() < slots && (item = scheduler.poll()) != null) {
+                runningJobs.add(item.payload());
+                remaining.add(new double[] {item.cost()});
+                service.merge(item.tenant(), item.cost(), Double::sum);
+                waits.computeIfAbsent(item.tenant(), t -> new ArrayList<>()).add(now - item.payload().arrived());
+                dispatches++;
+                String tenant = item.tenant();
+                long mine = runningJobs.stream().filter(j -> j.tenant().equals(tenant)).count();
+                maxRunningOfOneTenant = Math.max(maxRunningOfOneTenant, (int) mine);
+            }
+        }
+
+        /** Runs the clock to {@code until}, finishing jobs (and dispatching the next) on the way. */
+        void runUntil(double until) {
+            while (now < until) {
+                int n = runningJobs.size();
+                if (n == 0) {
+                    idleCoreTime += cores * (until - now);
+                    now = until;
+                    return;
+                }
+                double rate = Math.min(1.0, (double) cores / n);
+                double step = until - now;
+                int first = -1;
+                for (int i = 0; i < n; i++) {
+                    double t = remaining.get(i)[0] / rate;
+                    if (t <= step) {
+                        step = t;
+                        first = i;
+                    }
+                }
+                for (double[] r : remaining) r[0] -= step * rate;
+                idleCoreTime += Math.max(0, cores - n) * step;
+                now += step;
+                if (first >= 0) {
+                    Job done = runningJobs.remove(first);
+                    remaining.remove(first);
+                    scheduler.finished(done.tenant(), 0);
+                    dispatch();
+                }
+            }
+        }
+    }
+
+    @Test
+    void backloggedTenantsKeepTheirWeightSharesWithAReservedSlot() {
+        SimulatedWorker worker = new SimulatedWorker(WEIGHTS, 2, 1);
+        Random random = new Random(11);
+        Map<String, Integer> submitted = new HashMap<>();
+        while (worker.dispatches < 10_000) {
+            // Every tenant stays backlogged: top each up to 20 queued jobs of mixed cost.
+            for (String t : WEIGHTS.keySet()) {
+                int queued = submitted.getOrDefault(t, 0) - worker.waits.getOrDefault(t, List.of()).size();
+                for (int i = queued; i < 20; i++) {
+                    worker.arrive(new Job(t, 0.5 + random.nextDouble() * 19.5, worker.now));
+                    submitted.merge(t, 1, Integer::sum);
+                }
+            }
+            worker.runUntil(worker.now + 1);
+        }
+
+        double total = worker.service.values().stream().mapToDouble(Double::doubleValue).sum();
+        for (String t : WEIGHTS.keySet()) {
+            double expected = WEIGHTS.get(t) / 8;
+            assertThat(worker.service.get(t) / total).as("share of %s over %d dispatches", t, worker.dispatches)
+                    .isCloseTo(expected, Percentage.withPercentage(5));
+        }
+        assertThat(worker.idleCoreTime).as("no core idles while tenants are backlogged").isZero();
+    }
+
+    /** The flood: one tenant with 2,000 queued jobs of cost 1–8; a quiet tenant sends a cost-2 job every 10 time units. */
+    static SimulatedWorker quietBesideFlood(int reserved) {
+        SimulatedWorker worker = new SimulatedWorker(Map.of(), 2, reserved);
+        Random random = new Random(5);
+        for (int i = 0; i < 2_000; i++) worker.arrive(new Job("flood", 1 + random.nextDouble() * 7, 0));
+        for (int i = 0; i < 200; i++) {
+            worker.runUntil(i * 10.0 + random.nextDouble());
+            worker.arrive(new Job("quiet", 2, worker.now));
+        }
+        worker.runUntil(worker.now + 20);
+        return worker;
+    }
+
+    @Test
+    void aQuietTenantStartsOnArrivalWhileAFloodFillsEveryCore() {
+        SimulatedWorker reserved = quietBesideFlood(1);
+        SimulatedWorker plain = quietBesideFlood(0);
+
+        assertThat(reserved.waits.get("quiet")).hasSize(200).allSatisfy(w -> assertThat(w).isZero());
+        // Without the reserved slot the same arrivals wait for a flood job to end.
+        double plainMax = plain.waits.get("quiet").stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        long plainWaited = plain.waits.get("quiet").stream().filter(w -> w > 0).count();
+        assertThat(plainMax).isGreaterThan(1.0);
+        assertThat(plainWaited).isGreaterThan(150); // 200 of 200 when written
+        // The flood loses no core time either way.
+        assertThat(reserved.idleCoreTime).isZero();
+        assertThat(reserved.maxRunningOfOneTenant).as("the flood never holds the reserved slot").isEqualTo(2);
+    }
+
+    @Test
+    void aLoneTenantKeepsEveryCoreButNotTheReservedSlot() {
+        SimulatedWorker worker = new SimulatedWorker(Map.of(), 4, 1);
+        for (int i = 0; i < 500; i++) worker.arrive(new Job("alone", 1 + i % 5, 0));
+        worker.runUntil(200);
+
+        assertThat(worker.maxRunningOfOneTenant).isEqualTo(4);
+        assertThat(worker.idleCoreTime).isZero();
+        assertThat(worker.dispatches).isGreaterThan(200);
+    }
+
+    @Test
+    void theReservedSlotIsNotForATenantAheadOfItsShare() {
+        FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> Integer.MAX_VALUE, 2, 1);
+        // "greedy" is served alone for a while and runs ahead of the virtual time.
+        for (int i = 0; i < 5; i++) s.add(new JobScheduler.Item<>("greedy", 10.0, "g" + i));
+        for (int i = 0; i < 5; i++) {
+            assertThat(s.poll().tenant()).isEqualTo("greedy");
+            s.finished("greedy", 0);
+        }
+        // Another tenant's flood fills both shared slots.
+        for (int i = 0; i < 100; i++) s.add(new JobScheduler.Item<>("flood", 1.0, "f" + i));
+        assertThat(s.poll().tenant()).isEqualTo("flood");
+        assertThat(s.poll().tenant()).isEqualTo("flood");
+        assertThat(s.poll()).as("the reserved slot is not the flood's").isNull();
+
+        s.add(new JobScheduler.Item<>("greedy", 10.0, "g5"));
+        assertThat(s.poll()).as("greedy had more than its share: it waits for a shared slot").isNull();
+
+        s.add(new JobScheduler.Item<>("newcomer", 1.0, "n0"));
+        assertThat(s.poll().payload()).as("a tenant within its share takes the reserved slot").isEqualTo("n0");
+        assertThat(s.poll()).as("all three slots busy").isNull();
+
+        // Slots are counts, not threads: while the newcomer runs, a finished flood job frees no slot,
+        // so the cores are not oversubscribed for longer than the newcomer's job.
+        s.finished("flood", 0);
+        assertThat(s.poll()).isNull();
+        s.finished("newcomer", 0);
+        assertThat(s.poll().tenant()).as("a shared slot goes by start tag again").isEqualTo("flood");
+    }
+
+    @Test
+    void slotCountsAreChecked() {
+        assertThatThrownBy(() -> new FairScheduler<String>(t -> 1.0, t -> 1, 0, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new FairScheduler<String>(t -> 1.0, t -> 1, 2, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
