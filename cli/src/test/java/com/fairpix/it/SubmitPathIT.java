@@ -77,9 +77,27 @@ class SubmitPathIT {
 
         JsonNode done = client.awaitTerminal(key, id, Duration.ofSeconds(60));
         assertThat(done.get("state").asText()).as(done.toString()).isEqualTo("DONE");
+        // Timeline: accepted, then queued (the broker's append time), then started, then finished.
+        Instant created = Instant.parse(done.get("createdAt").asText()), queued = Instant.parse(done.get("queuedAt").asText());
+        Instant started = Instant.parse(done.get("startedAt").asText()), finished = Instant.parse(done.get("finishedAt").asText());
+        assertThat(queued).isAfterOrEqualTo(created.truncatedTo(java.time.temporal.ChronoUnit.MILLIS)).isBeforeOrEqualTo(started);
+        assertThat(finished).isAfter(started);
 
         assertResult(key, done, "thumb", ImageFormat.WEBP, 256, 256);
         assertResult(key, done, "large", ImageFormat.JPEG, 1024, 768);
+    }
+
+    @Test
+    void jobTopicsStampRecordsWithTheBrokersAppendTime() throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.<String, Object>of("bootstrap.servers", config.get(Setting.KAFKA_BOOTSTRAP)))) {
+            for (String pool : java.util.List.of("cpu", "gpu")) {
+                var topic = new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC,
+                        com.fairpix.core.kafka.Topics.jobs(pool));
+                var configs = admin.describeConfigs(java.util.List.of(topic)).all().get(30, java.util.concurrent.TimeUnit.SECONDS).get(topic);
+                assertThat(configs.get("message.timestamp.type").value()).isEqualTo("LogAppendTime");
+            }
+        }
     }
 
     @Test

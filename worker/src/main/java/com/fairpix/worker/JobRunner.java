@@ -73,8 +73,14 @@ public final class JobRunner {
 
     /** What the consumer does with a job after one attempt. */
     public sealed interface Outcome {
-        /** Terminal (or nothing to do): commit the offset. */
-        record Finished() implements Outcome {}
+        /**
+         * Terminal (or nothing to do): commit the offset.
+         *
+         * @param processed true when this attempt ran the job; false when it was skipped (no
+         *                  record, already terminal, cancelled meanwhile), so its time says nothing
+         *                  about the job's cost
+         */
+        record Finished(boolean processed) implements Outcome {}
 
         /**
          * Failed transiently: try again after {@code delay}, freeing the thread meanwhile.
@@ -92,20 +98,22 @@ public final class JobRunner {
         record Redeliver() implements Outcome {}
     }
 
-    /**
-     * One attempt at the job.
-     *
-     * @param attempt 1 for the first delivery to this worker; transient failures retry up to
-     *                {@code maxAttempts} with exponential backoff
-     */
     /** Tells the runner when a dependency's circuit breaker is open (transient failures then cost no attempt). */
     public JobRunner dependencyDown(java.util.function.BooleanSupplier down) {
         this.dependencyDown = down;
         return this;
     }
 
-    public Outcome run(JobMessage message, int attempt) throws InterruptedException {
-        Outcome outcome = runOnce(message, attempt);
+    /**
+     * One attempt at the job.
+     *
+     * @param attempt    1 for the first delivery to this worker; transient failures retry up to
+     *                   {@code maxAttempts} with exponential backoff
+     * @param enqueuedAt when the job entered the queue (its Kafka record's timestamp); recorded as
+     *                   the job's {@code queuedAt}, the start of its queue wait
+     */
+    public Outcome run(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException {
+        Outcome outcome = runOnce(message, attempt, enqueuedAt);
         if (outcome instanceof Outcome.Finished) {
             // Terminal (or already terminal / gone): give the concurrency slot back now rather than
             // at the lease's TTL.
@@ -118,14 +126,13 @@ public final class JobRunner {
         return outcome;
     }
 
-    private Outcome runOnce(JobMessage message, int attempt) throws InterruptedException {
+    private Outcome runOnce(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException {
         try {
-            attempt(message, attempt);
-            return new Outcome.Finished();
+            return new Outcome.Finished(attempt(message, enqueuedAt));
         } catch (JobFailure.Permanent e) {
             try {
                 fail(message, e.reason(), e.getMessage());
-                return new Outcome.Finished();
+                return new Outcome.Finished(true);
             } catch (RuntimeException again) {
                 return new Outcome.RetryAfter(backoff(attempt));
             }
@@ -145,7 +152,7 @@ public final class JobRunner {
                 log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, e.toString());
                 try {
                     fail(message, "attempts-exhausted", reason + ": " + e.getMessage());
-                    return new Outcome.Finished();
+                    return new Outcome.Finished(false);
                 } catch (RuntimeException again) {
                     log.warn("job {} cannot be marked FAILED ({}); leaving it for redelivery", message.jobId(), again.toString());
                     return new Outcome.Redeliver();
@@ -161,11 +168,14 @@ public final class JobRunner {
         return baseBackoff.multipliedBy(1L << Math.min(10, attempt - 1));
     }
 
-    private void attempt(JobMessage message, int attempt) throws InterruptedException {
+    /** @return true when the job was run, false when it was skipped */
+    private boolean attempt(JobMessage message, Instant enqueuedAt) throws InterruptedException {
+        // The job leaves the queue when a processing thread takes it; reading its record is service.
+        Instant started = clock.instant();
         Optional<JobRecord> stored = jobs.get(message.tenant(), message.jobId());
         if (stored.isEmpty()) {
             log.warn("job {} of {} has no record (expired?); skipping", message.jobId(), message.tenant());
-            return;
+            return false;
         }
         JobRecord job = stored.get();
         if (job.state().terminal()) {
@@ -173,15 +183,14 @@ public final class JobRunner {
             // (a crash between the DONE write and the publish would otherwise lose it).
             if (job.state() != JobState.CANCELLED && !jobs.eventSent(job)) publish(job);
             log.debug("job {} is already {}; skipping", job.id(), job.state());
-            return;
+            return false;
         }
-        Instant started = clock.instant();
-        JobRecord runningJob = job.running(started, job.attempts() + 1);
+        JobRecord runningJob = job.running(started, enqueuedAt, job.attempts() + 1);
         JobStore.Transition running = jobs.transition(runningJob, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
-        if (!running.applied()) return; // cancelled or finished meanwhile
+        if (!running.applied()) return false; // cancelled or finished meanwhile
         if (job.state() == JobState.QUEUED) {
-            Timer.builder(MetricNames.JOB_QUEUE_WAIT).tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99).register(metrics)
-                    .record(Duration.between(message.submittedAt(), started));
+            Timer.builder(MetricNames.JOB_QUEUE_WAIT).description("from the job's Kafka record (queued) to its start").tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99).register(metrics)
+                    .record(Duration.between(runningJob.queuedAt(), started));
         }
         Timer.Sample sample = Timer.start(metrics);
         byte[] original;
@@ -201,6 +210,7 @@ public final class JobRunner {
             publish(done);
             metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenantTags.tag(job.tenant())).increment();
         }
+        return true;
     }
 
     /** Publishes the job's terminal event (same event id on every try), then notes it was sent. */

@@ -6,6 +6,9 @@ import java.util.Map;
 /**
  * The stored state of one job, as the API shows it.
  *
+ * @param createdAt when the ingest accepted the upload
+ * @param queuedAt  when the job entered the queue: its Kafka record's timestamp, written by the worker
+ *                  that starts it (null until then); {@code startedAt − queuedAt} is the queue wait
  * @param original what was uploaded (bytes, SHA-256 hex, pixel size, storage key)
  * @param results  variant name → stored result; filled when DONE
  * @param error    why the job FAILED
@@ -17,6 +20,7 @@ public record JobRecord(
         JobState state,
         String pool,
         Instant createdAt,
+        Instant queuedAt,
         Instant startedAt,
         Instant finishedAt,
         Original original,
@@ -34,19 +38,21 @@ public record JobRecord(
     /** A failure reason (machine-readable) and message (for people). */
     public record Error(String reason, String message) {}
 
-    public JobRecord running(Instant at, int attempt) {
-        return new JobRecord(id, tenant, JobState.RUNNING, pool, createdAt, startedAt == null ? at : startedAt, null, original, spec, results, null, attempt);
+    /** Started {@code at}; the first attempt's start and queue time are kept on later attempts. */
+    public JobRecord running(Instant at, Instant queued, int attempt) {
+        return new JobRecord(id, tenant, JobState.RUNNING, pool, createdAt, queuedAt == null ? queued : queuedAt, startedAt == null ? at : startedAt, null,
+                original, spec, results, null, attempt);
     }
 
     public JobRecord done(Instant at, Map<String, Result> newResults) {
-        return new JobRecord(id, tenant, JobState.DONE, pool, createdAt, startedAt, at, original, spec, newResults, null, attempts);
+        return new JobRecord(id, tenant, JobState.DONE, pool, createdAt, queuedAt, startedAt, at, original, spec, newResults, null, attempts);
     }
 
     public JobRecord failed(Instant at, String reason, String message) {
-        return new JobRecord(id, tenant, JobState.FAILED, pool, createdAt, startedAt, at, original, spec, results, new Error(reason, message), attempts);
+        return new JobRecord(id, tenant, JobState.FAILED, pool, createdAt, queuedAt, startedAt, at, original, spec, results, new Error(reason, message), attempts);
     }
 
     public JobRecord cancelled(Instant at) {
-        return new JobRecord(id, tenant, JobState.CANCELLED, pool, createdAt, startedAt, at, original, spec, results, null, attempts);
+        return new JobRecord(id, tenant, JobState.CANCELLED, pool, createdAt, queuedAt, startedAt, at, original, spec, results, null, attempts);
     }
 }

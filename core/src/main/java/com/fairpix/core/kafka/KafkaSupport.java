@@ -10,7 +10,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -57,8 +60,16 @@ public final class KafkaSupport {
     }
 
     /**
+     * The job topics' settings: the broker stamps each record with its append time, so a job's
+     * {@code queuedAt} (and its queue wait) starts when it entered the queue, not when a busy
+     * ingest node called send().
+     */
+    static final Map<String, String> JOB_TOPIC_CONFIG = Map.of("message.timestamp.type", "LogAppendTime");
+
+    /**
      * Creates fairpix's topics when missing: the two job topics with {@code jobPartitions}
-     * partitions, the events topic and the dead-letter queue.
+     * partitions ({@link #JOB_TOPIC_CONFIG}, also applied to job topics that exist), the events
+     * topic and the dead-letter queue.
      *
      * @throws IllegalStateException when the broker cannot be reached within 30 s
      */
@@ -69,10 +80,21 @@ public final class KafkaSupport {
         try (Admin admin = Admin.create(p)) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> wanted = new ArrayList<>();
+            Set<String> jobTopics = Set.of(Topics.jobs("cpu"), Topics.jobs("gpu"));
             for (var t : Map.of(Topics.jobs("cpu"), jobPartitions, Topics.jobs("gpu"), jobPartitions,
                     Topics.EVENTS, jobPartitions, Topics.DLQ, 1).entrySet()) {
-                if (!existing.contains(t.getKey())) wanted.add(new NewTopic(t.getKey(), t.getValue(), (short) 1));
+                NewTopic topic = new NewTopic(t.getKey(), t.getValue(), (short) 1);
+                if (jobTopics.contains(t.getKey())) topic.configs(JOB_TOPIC_CONFIG);
+                if (!existing.contains(t.getKey())) wanted.add(topic);
             }
+            // Topics made by an older build: bring their settings up to date (idempotent).
+            Map<ConfigResource, java.util.Collection<AlterConfigOp>> alter = new java.util.HashMap<>();
+            for (String t : jobTopics) {
+                if (!existing.contains(t)) continue;
+                alter.put(new ConfigResource(ConfigResource.Type.TOPIC, t), JOB_TOPIC_CONFIG.entrySet().stream()
+                        .map(e -> new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET)).toList());
+            }
+            if (!alter.isEmpty()) admin.incrementalAlterConfigs(alter).all().get(30, TimeUnit.SECONDS);
             if (wanted.isEmpty()) return;
             try {
                 admin.createTopics(wanted).all().get(30, TimeUnit.SECONDS);

@@ -134,7 +134,7 @@ public final class JobSubmitter {
             Instant now = clock.instant();
             String key = StorageKeys.original(tenant.id(), jobId, header.format().extension(), now);
             JobRecord.Original original = new JobRecord.Original(key, header.format().id(), image.length, sha256(image), header.displayWidth(), header.displayHeight());
-            JobRecord job = new JobRecord(jobId, tenant.id(), JobState.QUEUED, pool, now, null, null, original, spec, Map.of(), null, 0);
+            JobRecord job = new JobRecord(jobId, tenant.id(), JobState.QUEUED, pool, now, null, null, null, original, spec, Map.of(), null, 0);
 
             putOriginal(key, image, header);
             createRecord(job);

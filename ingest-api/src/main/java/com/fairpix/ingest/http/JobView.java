@@ -13,6 +13,7 @@ public record JobView(
         JobState state,
         String pool,
         Instant createdAt,
+        Instant queuedAt,
         Instant startedAt,
         Instant finishedAt,
         Original original,
@@ -36,7 +37,7 @@ public record JobView(
                     new Result(r.format(), r.contentType(), r.width(), r.height(), r.size(), self + "/results/" + name)));
         }
         JobRecord.Original o = job.original();
-        return new JobView(job.id(), job.state(), job.pool(), job.createdAt(), job.startedAt(), job.finishedAt(),
+        return new JobView(job.id(), job.state(), job.pool(), job.createdAt(), job.queuedAt(), job.startedAt(), job.finishedAt(),
                 new Original(o.format(), o.size(), o.sha256(), o.width(), o.height()), job.spec(), results, job.error(), job.attempts(), self);
     }
 }

@@ -48,7 +48,8 @@ public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
 
     /** A buffered job with where it came from and how often this worker has tried it. */
-    public record Delivery(TopicPartition partition, long offset, JobMessage message, int attempt) {}
+    /** @param enqueuedAt the Kafka record's timestamp: when the ingest queued the job */
+    public record Delivery(TopicPartition partition, long offset, JobMessage message, int attempt, java.time.Instant enqueuedAt) {}
 
     private record Completion(TopicPartition partition, long offset, boolean commit) {}
 
@@ -176,7 +177,7 @@ public final class JobConsumer implements AutoCloseable {
             long started = System.nanoTime();
             JobRunner.Outcome outcome = new JobRunner.Outcome.Redeliver();
             try {
-                outcome = runner.run(d.message(), d.attempt());
+                outcome = runner.run(d.message(), d.attempt(), d.enqueuedAt());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -185,8 +186,10 @@ public final class JobConsumer implements AutoCloseable {
             } finally {
                 running.decrementAndGet();
                 double seconds = (System.nanoTime() - started) / 1e9;
-                scheduler.finished(item.tenant(), costs.correction(item.cost(), seconds));
-                listener.finished(item.tenant(), item.cost(), seconds);
+                // Only a job that ran says what its cost was; a skipped one (cancelled, already done) took no work.
+                boolean ran = outcome instanceof JobRunner.Outcome.Finished f && f.processed();
+                scheduler.finished(item.tenant(), ran ? costs.correction(item.cost(), seconds) : 0);
+                if (ran) listener.finished(item.tenant(), item.cost(), seconds);
                 switch (outcome) {
                     case JobRunner.Outcome.Finished f -> completions.add(new Completion(d.partition(), d.offset(), true));
                     case JobRunner.Outcome.Redeliver r -> completions.add(new Completion(d.partition(), d.offset(), false));
@@ -198,7 +201,7 @@ public final class JobConsumer implements AutoCloseable {
 
     private void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {
         Delivery d = item.payload();
-        Delivery again = new Delivery(d.partition(), d.offset(), d.message(), d.attempt() + (countsAsAttempt ? 1 : 0));
+        Delivery again = new Delivery(d.partition(), d.offset(), d.message(), d.attempt() + (countsAsAttempt ? 1 : 0), d.enqueuedAt());
         retries.schedule(() -> {
             // A partition revoked meanwhile belongs to another worker now, which redelivers the job.
             if (!owned.contains(d.partition()) || stopping) return;
@@ -274,7 +277,7 @@ public final class JobConsumer implements AutoCloseable {
             }
             return;
         }
-        Delivery delivery = new Delivery(tp, r.offset(), message, 1);
+        Delivery delivery = new Delivery(tp, r.offset(), message, 1, r.timestamp() >= 0 ? java.time.Instant.ofEpochMilli(r.timestamp()) : message.submittedAt());
         if (held.test(message.tenant()) && park(delivery)) {
             offsets.done(tp, r.offset());
             return;
