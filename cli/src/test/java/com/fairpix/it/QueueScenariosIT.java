@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Scenarios Q1, Q2, Q4 and Q5 of shared/scenarios/queue.md against the real stack, with in-process
+ * Scenarios Q1, Q2, Q4, Q5 and Q11 of shared/scenarios/queue.md against the real stack, with in-process
  * workers of the gpu pool (so no worker of another test class takes the jobs). Jobs are queued
  * before any worker starts, so what is measured is the worker's dispatch order, not upload timing.
  */
@@ -79,6 +79,62 @@ class QueueScenariosIT {
         // One round is one dispatch per active tenant; the first poll may bring the flood's
         // partition a moment before the newcomer's, so allow the jobs of one poll's worth of threads.
         assertThat(floodJobsStartedBefore).as("flood jobs started before the newcomer's").isLessThanOrEqualTo(6);
+        cancel(floodKey, flood); // leave no backlog to the next scenario's worker
+    }
+
+    /**
+     * Q11: a quiet tenant submits 1 job/s while another tenant's backlog fills both shared
+     * processing threads. Each quiet job must start on the reserved thread as it arrives, not after
+     * a flood job ends: with no reserved thread, every one of them waits for a flood job (checked
+     * once by hand with {@code worker.reserved-threads=0}: 10 of 10). The flood's jobs take about
+     * half a second here (two full-size WebP encodes), the quiet job's Kafka delivery a few ms; so
+     * a flood job ending in between by chance is allowed for 2 of the 10.
+     */
+    @Test
+    void q11_aQuietTenantsJobsStartAsTheyArriveWhileAFloodFillsTheSharedThreads() throws Exception {
+        String flooder = Farm.tenantOnPartition("it-q11-flood", 3, partitions);
+        String quiet = Farm.tenantOnPartition("it-q11-quiet", 4, partitions);
+        String floodKey = client.createTenant(flooder, Map.of());
+        String quietKey = client.createTenant(quiet, Map.of());
+        String heavy = "{\"pool\":\"gpu\",\"variants\":{\"a\":[{\"op\":\"encode\",\"format\":\"webp\",\"quality\":90}],"
+                + "\"b\":[{\"op\":\"encode\",\"format\":\"webp\",\"quality\":70}]}}";
+        byte[] large = Farm.smallJpeg(1600, 1200, 11);
+        List<String> flood = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            HttpResponse<String> r = client.submitRaw(floodKey, large, "image/jpeg", heavy);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+            flood.add(Json.mapper().readTree(r.body()).get("id").asText());
+        }
+        workers.add(Worker.start(config.with(Setting.WORKER_THREADS, "2"), -1)); // + the reserved thread (default 1)
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (running(floodKey, flood) < 2) {
+            assertThat(System.nanoTime()).as("the flood fills both shared threads").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+
+        List<String> quietJobs = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            quietJobs.addAll(submit(quietKey, Farm.smallJpeg(320, 240, i), 1));
+            Thread.sleep(1000);
+        }
+        List<JsonNode> quietRecords = new ArrayList<>();
+        for (String id : quietJobs) quietRecords.add(client.awaitTerminal(quietKey, id, Duration.ofSeconds(60)));
+        List<JsonNode> floodRecords = new ArrayList<>();
+        for (String id : flood) floodRecords.add(client.job(floodKey, id));
+        cancel(floodKey, flood);
+
+        Instant lastQuietStart = quietRecords.stream().map(j -> Instant.parse(j.get("startedAt").asText())).max(Comparator.naturalOrder()).orElseThrow();
+        assertThat(floodRecords).as("the flood was still queued when the last quiet job started")
+                .anySatisfy(j -> assertThat(!j.hasNonNull("startedAt") || Instant.parse(j.get("startedAt").asText()).isAfter(lastQuietStart)).isTrue());
+        int waitedForAFloodJob = 0;
+        for (JsonNode q : quietRecords) {
+            assertThat(q.get("state").asText()).isEqualTo("DONE");
+            Instant queued = Instant.parse(q.get("queuedAt").asText()), started = Instant.parse(q.get("startedAt").asText());
+            boolean floodJobEndedMeanwhile = floodRecords.stream().anyMatch(f -> f.hasNonNull("finishedAt")
+                    && !Instant.parse(f.get("finishedAt").asText()).isBefore(queued) && !Instant.parse(f.get("finishedAt").asText()).isAfter(started));
+            if (floodJobEndedMeanwhile) waitedForAFloodJob++;
+        }
+        assertThat(waitedForAFloodJob).as("quiet jobs that started only after a flood job ended").isLessThanOrEqualTo(2);
     }
 
     @Test
@@ -178,6 +234,16 @@ class QueueScenariosIT {
         int now = 0, max = 0;
         for (long[] e : edges) max = Math.max(max, now += (int) e[1]);
         return max;
+    }
+
+    private static int running(String key, List<String> ids) throws Exception {
+        int n = 0;
+        for (String id : ids) if (client.job(key, id).get("state").asText().equals("RUNNING")) n++;
+        return n;
+    }
+
+    private static void cancel(String key, List<String> ids) throws Exception {
+        for (String id : ids) client.send("DELETE", "/v1/jobs/" + id, key);
     }
 
     private static List<String> submit(String key, byte[] image, int n) throws Exception {
