@@ -51,6 +51,26 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
+    /**
+     * Deletes every object whose key starts with {@code prefix} (list, then batch deletes of up to
+     * 1,000 keys). For tools and benchmarks that clean up after themselves; not on the request path.
+     *
+     * @return the number of objects deleted
+     * @throws IllegalArgumentException for a blank prefix (that would empty the bucket)
+     */
+    public int deletePrefix(String prefix) {
+        if (prefix == null || prefix.isBlank()) throw new IllegalArgumentException("prefix must not be blank");
+        int deleted = 0;
+        for (var page : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix).maxKeys(1000))) {
+            var ids = page.contents().stream()
+                    .map(o -> software.amazon.awssdk.services.s3.model.ObjectIdentifier.builder().key(o.key()).build()).toList();
+            if (ids.isEmpty()) continue;
+            s3.deleteObjects(b -> b.bucket(bucket).delete(d -> d.objects(ids).quiet(true)));
+            deleted += ids.size();
+        }
+        return deleted;
+    }
+
     @Override
     public InputStream open(String key) {
         try {
