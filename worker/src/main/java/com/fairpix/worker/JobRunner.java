@@ -76,9 +76,9 @@ public final class JobRunner {
         /**
          * Terminal (or nothing to do): commit the offset.
          *
-         * @param processed true when this attempt ran the job; false when it was skipped (no
-         *                  record, already terminal, cancelled meanwhile), so its time says nothing
-         *                  about the job's cost
+         * @param processed true when this attempt ran the job (to DONE or FAILED); false when it
+         *                  was skipped (no record, already terminal, cancelled meanwhile), so its
+         *                  time says nothing about the job's cost
          */
         record Finished(boolean processed) implements Outcome {}
 
@@ -152,7 +152,7 @@ public final class JobRunner {
                 log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, e.toString());
                 try {
                     fail(message, "attempts-exhausted", reason + ": " + e.getMessage());
-                    return new Outcome.Finished(false);
+                    return new Outcome.Finished(true);
                 } catch (RuntimeException again) {
                     log.warn("job {} cannot be marked FAILED ({}); leaving it for redelivery", message.jobId(), again.toString());
                     return new Outcome.Redeliver();

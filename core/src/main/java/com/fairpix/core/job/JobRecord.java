@@ -7,8 +7,11 @@ import java.util.Map;
  * The stored state of one job, as the API shows it.
  *
  * @param createdAt when the ingest accepted the upload
- * @param queuedAt  when the job entered the queue: its Kafka record's timestamp, written by the worker
- *                  that starts it (null until then); {@code startedAt − queuedAt} is the queue wait
+ * @param queuedAt  when the job entered the queue: its Kafka record's timestamp (the broker's append
+ *                  time), written by the worker that starts it (null until then);
+ *                  {@code startedAt − queuedAt} is the queue wait. A suspended tenant's job that was
+ *                  parked and re-queued counts from its re-queueing. Broker and worker clocks
+ *                  must agree (NTP) for the difference to mean anything
  * @param original what was uploaded (bytes, SHA-256 hex, pixel size, storage key)
  * @param results  variant name → stored result; filled when DONE
  * @param error    why the job FAILED

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
+import org.slf4j.LoggerFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -94,7 +95,15 @@ public final class KafkaSupport {
                 alter.put(new ConfigResource(ConfigResource.Type.TOPIC, t), JOB_TOPIC_CONFIG.entrySet().stream()
                         .map(e -> new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET)).toList());
             }
-            if (!alter.isEmpty()) admin.incrementalAlterConfigs(alter).all().get(30, TimeUnit.SECONDS);
+            if (!alter.isEmpty()) {
+                try {
+                    admin.incrementalAlterConfigs(alter).all().get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    // Not worth refusing to start over (no AlterConfigs right, a policy): queuedAt then is
+                    // the producer's send time, a little earlier than the append.
+                    LoggerFactory.getLogger(KafkaSupport.class).warn("cannot set {} on the job topics: {}", JOB_TOPIC_CONFIG, e.toString());
+                }
+            }
             if (wanted.isEmpty()) return;
             try {
                 admin.createTopics(wanted).all().get(30, TimeUnit.SECONDS);

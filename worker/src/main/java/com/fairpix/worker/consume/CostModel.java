@@ -3,7 +3,8 @@ package com.fairpix.worker.consume;
 import java.util.Arrays;
 
 /**
- * Turns measured processing time into a correction of a job's estimated cost. The worker keeps an
+ * Turns measured processing time (the processing thread's CPU time) into a correction of a job's
+ * estimated cost. The worker keeps an
  * exponentially weighted moving average of seconds per cost unit over the jobs it ran; a job that
  * took longer than that rate predicts for its estimate is charged the difference, in cost units, to
  * its tenant. Estimates (megapixels × operations) thus stay the currency, and the clock keeps them

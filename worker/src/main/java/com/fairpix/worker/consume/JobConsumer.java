@@ -175,6 +175,7 @@ public final class JobConsumer implements AutoCloseable {
             }
             running.incrementAndGet();
             long started = System.nanoTime();
+            long cpuStarted = cpuNanos();
             JobRunner.Outcome outcome = new JobRunner.Outcome.Redeliver();
             try {
                 outcome = runner.run(d.message(), d.attempt(), d.enqueuedAt());
@@ -187,8 +188,12 @@ public final class JobConsumer implements AutoCloseable {
                 running.decrementAndGet();
                 double seconds = (System.nanoTime() - started) / 1e9;
                 // Only a job that ran says what its cost was; a skipped one (cancelled, already done) took no work.
+                // Its cost is the thread's CPU time (OpenCV runs on this thread): wall time would charge a job for
+                // sharing the cores, as one on the reserved thread always does, and for waiting on memory or I/O.
                 boolean ran = outcome instanceof JobRunner.Outcome.Finished f && f.processed();
-                scheduler.finished(item.tenant(), ran ? costs.correction(item.cost(), seconds) : 0);
+                long cpu = cpuNanos();
+                double measured = cpu >= 0 && cpuStarted >= 0 ? (cpu - cpuStarted) / 1e9 : seconds;
+                scheduler.finished(item.tenant(), ran ? costs.correction(item.cost(), measured) : 0);
                 if (ran) listener.finished(item.tenant(), item.cost(), seconds);
                 switch (outcome) {
                     case JobRunner.Outcome.Finished f -> completions.add(new Completion(d.partition(), d.offset(), true));
@@ -197,6 +202,12 @@ public final class JobConsumer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** This thread's CPU time, ns; -1 where the JVM cannot tell (then wall time is used). */
+    private static long cpuNanos() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
     }
 
     private void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {

@@ -34,8 +34,10 @@ import java.util.function.ToIntFunction;
  * it extra service; and <b>reserved slots</b>. SFQ orders dispatches but cannot preempt: when a
  * flood's jobs occupy every processing thread, a quiet tenant's job, first in line, still waits
  * for one of them to end. So of {@code sharedSlots + reservedSlots} jobs running at once, the last
- * {@code reservedSlots} go only to a tenant with no job running whose start tag is not ahead of the
- * virtual time (it has not had more than its share). The worker runs one thread per slot; with
+ * {@code reservedSlots} go only to a tenant with no job running whose start tag is the smallest of
+ * all backlogged tenants': the job SFQ would dispatch next anyway, started without waiting for a
+ * thread. A tenant that has had more than its share is never first in line, so it cannot ride the
+ * reserved slot past its weight. The worker runs one thread per slot; with
  * {@code sharedSlots} = cores a lone tenant still keeps every core busy, and a newcomer starts at
  * once on a reserved thread, the kernel's own fair scheduler time-slicing the cores among the
  * running jobs, which is the preemption SFQ lacks (see docs/scheduler.md). Thread-safe: the poll
@@ -85,8 +87,8 @@ public final class FairScheduler<T> implements JobScheduler<T> {
      * @param weights       tenant id → weight (> 0); read at each dispatch, so weight changes apply at once
      * @param runningCaps   tenant id → jobs of the tenant that may run at once on this worker
      * @param sharedSlots   jobs of any tenants that may run at once (>= 1); beyond them only reserved slots
-     * @param reservedSlots further jobs that may run at once, each only for a tenant with none running that
-     *                      is not ahead of its share (>= 0)
+     * @param reservedSlots further jobs that may run at once, each only for a tenant with none running whose
+     *                      start tag is the smallest of all backlogged tenants' (>= 0)
      * @throws IllegalArgumentException if {@code sharedSlots < 1} or {@code reservedSlots < 0}
      */
     public FairScheduler(ToDoubleFunction<String> weights, ToIntFunction<String> runningCaps, int sharedSlots, int reservedSlots) {
@@ -147,11 +149,14 @@ public final class FairScheduler<T> implements JobScheduler<T> {
         // Every shared slot busy: what is left is reserved for a tenant without a running job.
         boolean reservedOnly = runningTotal >= sharedSlots;
         if (reservedOnly && runningTotal - sharedSlots >= reservedSlots) return null;
+        // A reserved slot only lets the job SFQ would pick next start without waiting for a thread.
+        double firstInLine = Double.POSITIVE_INFINITY;
+        if (reservedOnly) for (TenantQueue<T> q : active) firstInLine = Math.min(firstInLine, q.headStart);
         TenantQueue<T> best = null;
         for (TenantQueue<T> q : active) {
             int runningJobs = running.getOrDefault(q.tenant, 0);
             if (runningJobs >= Math.max(1, runningCaps.applyAsInt(q.tenant))) continue;
-            if (reservedOnly && (runningJobs > 0 || q.headStart > virtualTime)) continue;
+            if (reservedOnly && (runningJobs > 0 || q.headStart > firstInLine)) continue;
             if (best == null || q.headStart < best.headStart) best = q;
         }
         if (best == null) return null;

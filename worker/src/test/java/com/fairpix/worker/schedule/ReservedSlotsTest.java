@@ -150,6 +150,23 @@ class ReservedSlotsTest {
     }
 
     @Test
+    void aQuietTenantStartsOnArrivalBesideAFloodOfLongJobsToo() {
+        // Flood jobs of cost 50-100 (the virtual time moves once per long job); a quiet job of cost 2
+        // every 10 time units, so several quiet jobs arrive while the same flood jobs run.
+        SimulatedWorker worker = new SimulatedWorker(Map.of(), 2, 1);
+        Random random = new Random(9);
+        for (int i = 0; i < 200; i++) worker.arrive(new Job("flood", 50 + random.nextDouble() * 50, 0));
+        for (int i = 0; i < 100; i++) {
+            worker.runUntil(i * 10.0 + random.nextDouble());
+            worker.arrive(new Job("quiet", 2, worker.now));
+        }
+        worker.runUntil(worker.now + 20);
+
+        assertThat(worker.waits.get("quiet")).hasSize(100).allSatisfy(w -> assertThat(w).isZero());
+        assertThat(worker.maxRunningOfOneTenant).isEqualTo(2);
+    }
+
+    @Test
     void aLoneTenantKeepsEveryCoreButNotTheReservedSlot() {
         SimulatedWorker worker = new SimulatedWorker(Map.of(), 4, 1);
         for (int i = 0; i < 500; i++) worker.arrive(new Job("alone", 1 + i % 5, 0));
