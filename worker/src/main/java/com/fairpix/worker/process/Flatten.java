@@ -43,4 +43,16 @@ public final class Flatten {
         for (Mat m : List.of(alpha, colour, fg, alpha3, bg, blended)) m.release();
         return out;
     }
+
+    /**
+     * Copies {@code src}'s alpha (channel 3) into {@code out}, for a colour step that must not change
+     * transparency; does nothing for a 3-channel image. Both Mats: same size, 8-bit.
+     */
+    static void keepAlpha(Mat src, Mat out) {
+        if (src.channels() != 4) return;
+        Mat alpha = new Mat();
+        Core.extractChannel(src, alpha, 3);
+        Core.insertChannel(alpha, out, 3);
+        alpha.release();
+    }
 }

@@ -1,6 +1,5 @@
 package com.fairpix.worker.process;
 
-import org.opencv.core.Core;
 import org.opencv.core.Mat;
 import org.opencv.imgproc.Imgproc;
 
@@ -18,12 +17,7 @@ public final class Grayscale {
         Mat out = new Mat();
         Imgproc.cvtColor(grey, out, src.channels() == 4 ? Imgproc.COLOR_GRAY2BGRA : Imgproc.COLOR_GRAY2BGR);
         grey.release();
-        if (src.channels() == 4) {
-            Mat alpha = new Mat();
-            Core.extractChannel(src, alpha, 3);
-            Core.insertChannel(alpha, out, 3);
-            alpha.release();
-        }
+        Flatten.keepAlpha(src, out);
         return out;
     }
 }

@@ -20,12 +20,7 @@ public final class Sharpen {
         Mat out = new Mat();
         Core.addWeighted(src, 1 + op.amount(), blurred, -op.amount(), 0, out);
         blurred.release();
-        if (src.channels() == 4) {
-            Mat alpha = new Mat();
-            Core.extractChannel(src, alpha, 3);
-            Core.insertChannel(alpha, out, 3);
-            alpha.release();
-        }
+        Flatten.keepAlpha(src, out);
         return out;
     }
 }
