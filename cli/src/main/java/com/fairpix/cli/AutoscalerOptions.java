@@ -1,9 +1,5 @@
 package com.fairpix.cli;
 
-import com.fairpix.core.json.Json;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import java.io.PrintWriter;
 import picocli.CommandLine.Option;
 
 /** Where the scale and top commands find the autoscaler's admin API, and how they print. */
@@ -26,9 +22,5 @@ final class AutoscalerOptions {
 
     boolean json() {
         return output == ClientOptions.Output.json;
-    }
-
-    static void printJson(PrintWriter out, JsonNode node) throws JsonProcessingException {
-        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(node));
     }
 }

@@ -1,5 +1,11 @@
 package com.fairpix.cli;
 
+import com.fairpix.core.json.Json;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.util.function.Consumer;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /** Where the CLI finds the API, and how it prints. */
@@ -23,5 +29,23 @@ final class ClientOptions {
         if (explicit != null && !explicit.isBlank()) return explicit;
         String v = System.getenv(variable);
         return v == null || v.isBlank() ? null : v;
+    }
+
+    static void printJson(PrintWriter out, JsonNode node) throws JsonProcessingException {
+        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(node));
+    }
+
+    /**
+     * A command's answer on its output: {@code node} as pretty JSON with {@code --output json},
+     * else what {@code text} prints.
+     *
+     * @return {@link Fairpix#OK}, for the command to return
+     */
+    static int print(CommandSpec spec, boolean json, JsonNode node, Consumer<PrintWriter> text) throws JsonProcessingException {
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) printJson(out, node);
+        else text.accept(out);
+        out.flush();
+        return Fairpix.OK;
     }
 }

@@ -39,7 +39,7 @@ final class ScaleCommand {
                     for (JsonNode p : pools) ((com.fasterxml.jackson.databind.node.ObjectNode) p)
                             .set("decisions", api.get("/admin/v1/pools/" + p.get("pool").asText() + "/decisions?limit=" + decisions).get("decisions"));
                 }
-                AutoscalerOptions.printJson(out, pool == null ? all : pools.iterator().next());
+                ClientOptions.printJson(out, pool == null ? all : pools.iterator().next());
             } else {
                 out.printf("%-5s %-7s %-10s %7s %6s %8s %8s %9s %-20s %s%n", "POOL", "MODE", "ACTUATOR", "DESIRED", "ACTUAL", "QPS", "LAG", "LAG/S", "REASON", "DETAIL");
                 for (JsonNode p : pools) {
@@ -127,23 +127,14 @@ final class ScaleCommand {
                 }
                 policy = api.sendJson("PATCH", "/admin/v1/pools/" + pool + "/policy", body);
             }
-            PrintWriter out = spec.commandLine().getOut();
-            if (options.json()) {
-                AutoscalerOptions.printJson(out, policy);
-            } else {
+            return ClientOptions.print(spec, options.json(), policy, out -> {
                 policy.fields().forEachRemaining(f -> out.printf("%-24s %s%n", f.getKey(), f.getValue().asText()));
-            }
-            out.flush();
-            return Fairpix.OK;
+            });
         }
     }
 
     private static int printMode(CommandSpec spec, AutoscalerOptions options, JsonNode s) throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        if (options.json()) AutoscalerOptions.printJson(out, s);
-        else out.printf("pool %s: mode %s%s, actual %s%n", s.get("pool").asText(), s.get("mode").asText(),
-                s.has("manualReplicas") ? " (" + s.get("manualReplicas").asText() + " replicas)" : "", s.path("actual").asText("-"));
-        out.flush();
-        return Fairpix.OK;
+        return ClientOptions.print(spec, options.json(), s, out -> out.printf("pool %s: mode %s%s, actual %s%n", s.get("pool").asText(), s.get("mode").asText(),
+                s.has("manualReplicas") ? " (" + s.get("manualReplicas").asText() + " replicas)" : "", s.path("actual").asText("-")));
     }
 }

@@ -73,10 +73,6 @@ final class TenantsCommand {
         }
     }
 
-    static void printJson(PrintWriter out, JsonNode node) throws Exception {
-        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(node));
-    }
-
     static final String ROW = "%-24s %-10s %7s %8s %8s %11s %9s %12s %11s %-14s %-5s%n";
 
     static void printHeader(PrintWriter out) {
@@ -102,17 +98,12 @@ final class TenantsCommand {
         @Override
         public Integer call() throws Exception {
             JsonNode tenant = run(admin.api());
-            PrintWriter out = spec.commandLine().getOut();
-            if (admin.json()) {
-                printJson(out, tenant);
-            } else {
+            return ClientOptions.print(spec, admin.json(), tenant, out -> {
                 printHeader(out);
                 printRow(out, tenant);
                 if (tenant.hasNonNull("webhookUrl")) out.println("webhook  " + tenant.get("webhookUrl").asText());
                 out.println("version  " + tenant.path("version").asText());
-            }
-            out.flush();
-            return Fairpix.OK;
+            });
         }
     }
 
@@ -132,17 +123,12 @@ final class TenantsCommand {
             body.put("id", id);
             body.putAll(limits.asPatch());
             JsonNode created = admin.api().postJson("/admin/v1/tenants", body);
-            PrintWriter out = spec.commandLine().getOut();
-            if (admin.json()) {
-                printJson(out, created);
-            } else {
+            return ClientOptions.print(spec, admin.json(), created, out -> {
                 printHeader(out);
                 printRow(out, created.get("tenant"));
                 out.println("apiKey   " + created.get("apiKey").asText());
                 out.println("(the key is shown once; store it now)");
-            }
-            out.flush();
-            return Fairpix.OK;
+            });
         }
     }
 
@@ -177,7 +163,7 @@ final class TenantsCommand {
                 var body = Json.mapper().createObjectNode();
                 body.set("tenants", collected);
                 body.put("nextCursor", all ? null : last);
-                printJson(out, body);
+                ClientOptions.printJson(out, body);
             } else {
                 printHeader(out);
                 collected.forEach(t -> printRow(out, t));
@@ -255,11 +241,7 @@ final class TenantsCommand {
             @Override
             public Integer call() throws Exception {
                 JsonNode created = admin.api().postJson("/admin/v1/tenants/" + tenant + "/keys", Map.of());
-                PrintWriter out = spec.commandLine().getOut();
-                if (admin.json()) printJson(out, created);
-                else out.printf("keyId    %s%napiKey   %s%n(the key is shown once; store it now)%n", created.get("keyId").asText(), created.get("apiKey").asText());
-                out.flush();
-                return Fairpix.OK;
+                return ClientOptions.print(spec, admin.json(), created, out -> out.printf("keyId    %s%napiKey   %s%n(the key is shown once; store it now)%n", created.get("keyId").asText(), created.get("apiKey").asText()));
             }
         }
 
@@ -272,15 +254,10 @@ final class TenantsCommand {
             @Override
             public Integer call() throws Exception {
                 JsonNode keys = admin.api().get("/admin/v1/tenants/" + tenant + "/keys");
-                PrintWriter out = spec.commandLine().getOut();
-                if (admin.json()) {
-                    printJson(out, keys);
-                } else {
+                return ClientOptions.print(spec, admin.json(), keys, out -> {
                     out.printf("%-22s %s%n", "KEY-ID", "CREATED");
                     keys.path("keys").forEach(k -> out.printf("%-22s %s%n", k.path("keyId").asText(), k.path("createdAt").asText()));
-                }
-                out.flush();
-                return Fairpix.OK;
+                });
             }
         }
 

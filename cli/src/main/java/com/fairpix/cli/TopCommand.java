@@ -30,7 +30,7 @@ final class TopCommand implements Callable<Integer> {
         while (true) {
             JsonNode all = api.get("/admin/v1/pools");
             if (options.json()) {
-                AutoscalerOptions.printJson(out, all);
+                ClientOptions.printJson(out, all);
             } else {
                 if (!once) out.print("\033[H\033[2J"); // home + clear: redraw in place
                 frame(out, all);

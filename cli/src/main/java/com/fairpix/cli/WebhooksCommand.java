@@ -72,16 +72,11 @@ final class WebhooksCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             JsonNode page = admin.api().get(path(tenant) + "?limit=" + limit + (before == null ? "" : "&before=" + before));
-            PrintWriter out = spec.commandLine().getOut();
-            if (admin.json()) {
-                TenantsCommand.printJson(out, page);
-            } else {
+            return ClientOptions.print(spec, admin.json(), page, out -> {
                 printHeader(out);
                 page.path("deliveries").forEach(d -> printRow(out, d));
                 if (page.hasNonNull("nextBefore")) out.println("more: --before " + page.get("nextBefore").asText());
-            }
-            out.flush();
-            return Fairpix.OK;
+            });
         }
     }
 
@@ -95,10 +90,7 @@ final class WebhooksCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             JsonNode d = admin.api().get(path(tenant) + "/" + URLEncoder.encode(id, StandardCharsets.UTF_8));
-            PrintWriter out = spec.commandLine().getOut();
-            if (admin.json()) {
-                TenantsCommand.printJson(out, d);
-            } else {
+            return ClientOptions.print(spec, admin.json(), d, out -> {
                 out.println("id       " + d.path("id").asText());
                 out.println("event    " + d.path("eventType").asText() + " (job " + d.path("jobId").asText() + ")");
                 out.println("url      " + d.path("url").asText());
@@ -108,9 +100,7 @@ final class WebhooksCommand implements Callable<Integer> {
                 d.path("attempts").forEach(a -> out.printf("%-32s %-7s %-28s %10s %s%n", a.path("at").asText(),
                         a.hasNonNull("statusCode") ? a.get("statusCode").asText() : "-", a.hasNonNull("error") ? a.get("error").asText() : "-",
                         a.path("durationMillis").asText(), a.path("manual").asBoolean() ? "yes" : ""));
-            }
-            out.flush();
-            return Fairpix.OK;
+            });
         }
     }
 
@@ -125,11 +115,7 @@ final class WebhooksCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             JsonNode d = admin.api().postJson(path(tenant) + "/" + URLEncoder.encode(id, StandardCharsets.UTF_8) + "/redeliver", Map.of());
-            PrintWriter out = spec.commandLine().getOut();
-            if (admin.json()) TenantsCommand.printJson(out, d);
-            else out.println("redelivery of " + d.path("id").asText() + " queued");
-            out.flush();
-            return Fairpix.OK;
+            return ClientOptions.print(spec, admin.json(), d, out -> out.println("redelivery of " + d.path("id").asText() + " queued"));
         }
     }
 
@@ -144,11 +130,7 @@ final class WebhooksCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             JsonNode r = admin.api().postJson(path(tenant) + "/replay-failed?since=" + URLEncoder.encode(since(since).toString(), StandardCharsets.UTF_8), Map.of());
-            PrintWriter out = spec.commandLine().getOut();
-            if (admin.json()) TenantsCommand.printJson(out, r);
-            else out.println(r.path("replayed").size() + " dead-lettered deliveries queued again");
-            out.flush();
-            return Fairpix.OK;
+            return ClientOptions.print(spec, admin.json(), r, out -> out.println(r.path("replayed").size() + " dead-lettered deliveries queued again"));
         }
 
         static Instant since(String text) {
@@ -184,14 +166,10 @@ final class WebhooksCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             JsonNode r = admin.api().postJson("/admin/v1/tenants/" + URLEncoder.encode(tenant, StandardCharsets.UTF_8) + "/webhook-secret", Map.of());
-            PrintWriter out = spec.commandLine().getOut();
-            if (admin.json()) TenantsCommand.printJson(out, r);
-            else {
+            return ClientOptions.print(spec, admin.json(), r, out -> {
                 out.println("webhookSecret " + r.path("webhookSecret").asText());
                 if (r.hasNonNull("previousSecretValidUntil")) out.println("the previous secret also signs until " + r.get("previousSecretValidUntil").asText());
-            }
-            out.flush();
-            return Fairpix.OK;
+            });
         }
     }
 
