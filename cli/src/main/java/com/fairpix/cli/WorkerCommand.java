@@ -29,6 +29,9 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--reserved-threads", description = "extra threads kept for a tenant with no job running, so it starts at once while another tenant's flood fills the rest (FAIRPIX_WORKER_RESERVED_THREADS, default 1)")
     Integer reservedThreads;
 
+    @Option(names = "--shared-nice", description = "nice value (0-19) of the threads any tenant may fill, so their image work yields the CPU to polling and the reserved threads; 0 = normal priority (FAIRPIX_WORKER_SHARED_NICE, default 10; Linux)")
+    Integer sharedNice;
+
     @Option(names = "--shutdown-deadline", defaultValue = "30", description = "seconds running jobs get to finish on SIGTERM (default ${DEFAULT-VALUE})")
     int shutdownDeadline;
 
@@ -39,6 +42,7 @@ final class WorkerCommand implements Callable<Integer> {
         if (port != null) more.put(Setting.WORKER_PORT, port.toString());
         if (threads != null) more.put(Setting.WORKER_THREADS, threads.toString());
         if (reservedThreads != null) more.put(Setting.WORKER_RESERVED_THREADS, reservedThreads.toString());
+        if (sharedNice != null) more.put(Setting.WORKER_SHARED_NICE, sharedNice.toString());
         FairpixConfig config = service.config(more);
         Worker worker = Worker.start(config, config.integer(Setting.WORKER_PORT));
         return Services.runUntilSignalled(() -> worker.stop(Duration.ofSeconds(shutdownDeadline)));

@@ -82,6 +82,24 @@ class QueueScenariosIT {
         cancel(floodKey, flood); // leave no backlog to the next scenario's worker
     }
 
+    /** This JVM's threads' nice values by their kernel name (the Java name's first 15 characters), from /proc. */
+    static Map<String, List<Integer>> threadNiceValues() throws java.io.IOException {
+        Map<String, List<Integer>> out = new java.util.HashMap<>();
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : tasks.toList()) {
+                try {
+                    String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    int nice = Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
+                    out.computeIfAbsent(name, k -> new ArrayList<>()).add(nice);
+                } catch (java.nio.file.NoSuchFileException ended) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return out;
+    }
+
     /**
      * Q11: a quiet tenant submits 1 job/s while another tenant's backlog fills both shared
      * processing threads. Each quiet job must start on the reserved thread as it arrives, not after
@@ -111,6 +129,10 @@ class QueueScenariosIT {
             assertThat(System.nanoTime()).as("the flood fills both shared threads").isLessThan(deadline);
             Thread.sleep(50);
         }
+        // The shared threads run at background priority (nice 10 by default), the reserved one at normal.
+        Map<String, List<Integer>> nice = threadNiceValues();
+        assertThat(nice.get("fairpix-shared-")).as("nice values of the shared processing threads").containsOnly(10).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(nice.get("fairpix-reserve")).as("nice values of the reserved processing threads").containsOnly(0);
 
         List<String> quietJobs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {

@@ -150,7 +150,7 @@ public final class Worker implements AutoCloseable {
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, config.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS));
         JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), scheduler, runner, events, held, heldJobs, listener,
-                threads + reservedThreads, config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_PARTITION_BUFFER));
+                threads, reservedThreads, config.integer(Setting.WORKER_SHARED_NICE), config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_PARTITION_BUFFER));
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).register(registry);
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         runner.dependencyDown(s3Down);

@@ -91,6 +91,9 @@ public final class FairpixConfig {
         if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
         if (longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) <= 0) throw new IllegalArgumentException(Setting.WORKER_JOB_TIMEOUT_SECONDS.env() + " must be > 0");
         if (longValue(Setting.WORKER_NATIVE_MEMORY_BYTES) < 64L << 20) throw new IllegalArgumentException(Setting.WORKER_NATIVE_MEMORY_BYTES.env() + " must be >= 67108864 (64 MiB)");
+        if (integer(Setting.WORKER_SHARED_NICE) < 0 || integer(Setting.WORKER_SHARED_NICE) > 19) {
+            throw new IllegalArgumentException(Setting.WORKER_SHARED_NICE.env() + " must be 0..19, got " + integer(Setting.WORKER_SHARED_NICE));
+        }
         if (integer(Setting.WORKER_PARTITION_BUFFER) < 1) throw new IllegalArgumentException(Setting.WORKER_PARTITION_BUFFER.env() + " must be >= 1");
         String scheduler = get(Setting.WORKER_SCHEDULER);
         if (!scheduler.equals("fair") && !scheduler.equals("fifo")) throw new IllegalArgumentException(Setting.WORKER_SCHEDULER.env() + " must be fair or fifo, got " + scheduler);

@@ -23,6 +23,7 @@ public enum Setting {
     WORKER_POOL("worker.pool", "cpu", "pool a worker consumes: cpu or gpu"),
     WORKER_THREADS("worker.threads", "0", "processing threads per worker that any tenant may fill; 0 = number of cores"),
     WORKER_RESERVED_THREADS("worker.reserved-threads", "1", "extra processing threads kept for a tenant with no job running, so it starts at once while another tenant fills the rest (fair scheduler only)"),
+    WORKER_SHARED_NICE("worker.shared-nice", "10", "nice value (0-19) of the processing threads any tenant may fill: their image work yields the CPU to the poll loop, the Kafka client and the reserved threads; 0 = normal priority (Linux only)"),
     WORKER_MAX_ATTEMPTS("worker.max-attempts", "3", "attempts for a job failing transiently before it is dead-lettered"),
     WORKER_BUFFERED_JOBS("worker.buffered-jobs", "256", "jobs a worker buffers in memory before pausing consumption (backpressure)"),
     WORKER_MAX_PIXELS("worker.max-pixels", "100000000", "largest source a worker decodes, pixels (the tenant's maxPixels is checked at ingest)"),

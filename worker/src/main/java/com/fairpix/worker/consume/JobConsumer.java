@@ -69,7 +69,9 @@ public final class JobConsumer implements AutoCloseable {
     private final Listener listener;
     private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
     private final CostModel costs = new CostModel();
-    private final int threads;
+    private final int sharedThreads;
+    private final int reservedThreads;
+    private final int sharedNice;
     private final int maxBuffered;
     private final int perPartitionBuffer;
     private final OffsetTracker offsets = new OffsetTracker();
@@ -89,13 +91,17 @@ public final class JobConsumer implements AutoCloseable {
     /**
      * @param held               true for a tenant whose jobs must not run now (suspended)
      * @param heldJobs           where such jobs are parked until the tenant is activated
-     * @param threads            processing threads
+     * @param sharedThreads      processing threads for the scheduler's shared slots
+     * @param reservedThreads    processing threads for its reserved slots (normal CPU priority)
+     * @param sharedNice         nice value (0..19) of the shared threads: their image work yields the CPU
+     *                           to the poll loop, the Kafka client and the reserved threads; 0 leaves it
      * @param maxBuffered        jobs buffered in all before every partition pauses
      * @param perPartitionBuffer jobs buffered from one partition before that partition pauses
      */
     public JobConsumer(Properties consumerProps, String topic, JobScheduler<Delivery> scheduler, JobRunner runner,
                        EventPublisher events, Predicate<String> held, HeldJobs heldJobs, Listener listener,
-                       int threads, int maxBuffered, int perPartitionBuffer) {
+                       int sharedThreads, int reservedThreads, int sharedNice, int maxBuffered, int perPartitionBuffer) {
+        if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice);
         this.consumer = new KafkaConsumer<>(consumerProps);
         this.topic = topic;
         this.scheduler = scheduler;
@@ -104,7 +110,9 @@ public final class JobConsumer implements AutoCloseable {
         this.held = held;
         this.heldJobs = heldJobs;
         this.listener = listener;
-        this.threads = threads;
+        this.sharedThreads = sharedThreads;
+        this.reservedThreads = reservedThreads;
+        this.sharedNice = sharedNice;
         this.maxBuffered = maxBuffered;
         this.perPartitionBuffer = perPartitionBuffer;
     }
@@ -119,8 +127,14 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     public void start() {
-        for (int i = 0; i < threads; i++) {
-            processors.add(Thread.ofPlatform().name("fairpix-process-" + i).start(this::processLoop));
+        for (int i = 0; i < sharedThreads; i++) {
+            processors.add(Thread.ofPlatform().name("fairpix-shared-" + i).start(() -> {
+                if (sharedNice > 0) CpuPriority.lowerCurrentThread(sharedNice);
+                processLoop(JobScheduler.Slot.SHARED);
+            }));
+        }
+        for (int i = 0; i < reservedThreads; i++) {
+            processors.add(Thread.ofPlatform().name("fairpix-reserved-" + i).start(() -> processLoop(JobScheduler.Slot.RESERVED)));
         }
         Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
     }
@@ -148,7 +162,7 @@ public final class JobConsumer implements AutoCloseable {
         return running.get();
     }
 
-    private void processLoop() {
+    private void processLoop(JobScheduler.Slot slot) {
         while (!stopping) {
             JobScheduler.Item<Delivery> item;
             try {
@@ -156,7 +170,7 @@ public final class JobConsumer implements AutoCloseable {
                     Thread.sleep(200);
                     continue;
                 }
-                item = scheduler.take(200, TimeUnit.MILLISECONDS);
+                item = scheduler.take(200, TimeUnit.MILLISECONDS, slot);
             } catch (InterruptedException e) {
                 return;
             }
@@ -165,11 +179,11 @@ public final class JobConsumer implements AutoCloseable {
             unbuffered(d);
             if (stopping) {
                 // Shutting down: hand the job back (uncommitted) instead of starting it.
-                scheduler.finished(item.tenant(), 0);
+                scheduler.finished(item, 0);
                 continue;
             }
             if (held.test(d.message().tenant()) && park(d)) {
-                scheduler.finished(item.tenant(), 0);
+                scheduler.finished(item, 0);
                 completions.add(new Completion(d.partition(), d.offset(), true));
                 continue;
             }
@@ -193,7 +207,7 @@ public final class JobConsumer implements AutoCloseable {
                 boolean ran = outcome instanceof JobRunner.Outcome.Finished f && f.processed();
                 long cpu = cpuNanos();
                 double measured = cpu >= 0 && cpuStarted >= 0 ? (cpu - cpuStarted) / 1e9 : seconds;
-                scheduler.finished(item.tenant(), ran ? costs.correction(item.cost(), measured) : 0);
+                scheduler.finished(item, ran ? costs.correction(item.cost(), measured) : 0);
                 if (ran) listener.finished(item.tenant(), item.cost(), seconds);
                 switch (outcome) {
                     case JobRunner.Outcome.Finished f -> completions.add(new Completion(d.partition(), d.offset(), true));

@@ -33,15 +33,16 @@ import java.util.function.ToIntFunction;
  * measured and estimated cost, so estimates that are systematically low for one tenant do not buy
  * it extra service; and <b>reserved slots</b>. SFQ orders dispatches but cannot preempt: when a
  * flood's jobs occupy every processing thread, a quiet tenant's job, first in line, still waits
- * for one of them to end. So of {@code sharedSlots + reservedSlots} jobs running at once, the last
- * {@code reservedSlots} go only to a tenant with no job running whose start tag is the smallest of
- * all backlogged tenants': the job SFQ would dispatch next anyway, started without waiting for a
- * thread. A tenant that has had more than its share is never first in line, so it cannot ride the
- * reserved slot past its weight. The worker runs one thread per slot; with
- * {@code sharedSlots} = cores a lone tenant still keeps every core busy, and a newcomer starts at
- * once on a reserved thread, the kernel's own fair scheduler time-slicing the cores among the
- * running jobs, which is the preemption SFQ lacks (see docs/scheduler.md). Thread-safe: the poll
- * loop adds, processing threads take.
+ * for one of them to end. So the worker runs {@code sharedSlots} threads that take jobs in SFQ
+ * order and {@code reservedSlots} more that, while every shared slot is busy, take only the job
+ * of a tenant with no job running whose start tag is the smallest of all backlogged tenants': the
+ * job SFQ would dispatch next anyway, started without waiting for a thread. A tenant that has had
+ * more than its share is never first in line, so it cannot ride a reserved slot past its weight.
+ * With {@code sharedSlots} = cores a lone tenant still keeps every core busy, and a newcomer starts
+ * at once on a reserved thread. The shared threads run at background CPU priority and the reserved
+ * ones at normal priority, so the kernel gives the newcomer's job most of a core at once: the
+ * preemption SFQ lacks (see docs/scheduler.md). Thread-safe: the poll loop adds, processing
+ * threads take.
  *
  * @param <T> the job payload
  */
@@ -67,9 +68,11 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     private final Map<String, Integer> running = new HashMap<>();
     private final int sharedSlots;
     private final int reservedSlots;
-    private int runningTotal;
+    private int runningShared;
+    private int runningReserved;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
+    private final Condition sharedFree = lock.newCondition();
+    private final Condition reservedFree = lock.newCondition();
     private double virtualTime;
     private int size;
 
@@ -86,9 +89,10 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     /**
      * @param weights       tenant id → weight (> 0); read at each dispatch, so weight changes apply at once
      * @param runningCaps   tenant id → jobs of the tenant that may run at once on this worker
-     * @param sharedSlots   jobs of any tenants that may run at once (>= 1); beyond them only reserved slots
-     * @param reservedSlots further jobs that may run at once, each only for a tenant with none running whose
-     *                      start tag is the smallest of all backlogged tenants' (>= 0)
+     * @param sharedSlots   jobs of any tenants that may run at once on shared slots (>= 1)
+     * @param reservedSlots further jobs that may run at once while every shared slot is busy, each only
+     *                      for a tenant with none running whose start tag is the smallest of all
+     *                      backlogged tenants' (>= 0)
      * @throws IllegalArgumentException if {@code sharedSlots < 1} or {@code reservedSlots < 0}
      */
     public FairScheduler(ToDoubleFunction<String> weights, ToIntFunction<String> runningCaps, int sharedSlots, int reservedSlots) {
@@ -111,9 +115,10 @@ public final class FairScheduler<T> implements JobScheduler<T> {
                 queues.put(item.tenant(), q);
                 active.add(q);
             }
-            q.items.addLast(item);
+            q.items.addLast(item.on(Slot.SHARED));
             size++;
-            changed.signal();
+            // Wake one thread that may take it: a shared one if a shared slot is free, else a reserved one.
+            (runningShared < sharedSlots ? sharedFree : reservedFree).signal();
         } finally {
             lock.unlock();
         }
@@ -123,33 +128,34 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     public Item<T> poll() {
         lock.lock();
         try {
-            return next();
+            Item<T> item = next(Slot.SHARED);
+            return item != null ? item : next(Slot.RESERVED);
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    public Item<T> take(long timeout, TimeUnit unit) throws InterruptedException {
+    public Item<T> take(long timeout, TimeUnit unit, Slot slot) throws InterruptedException {
         long nanos = unit.toNanos(timeout);
         lock.lock();
         try {
             while (true) {
-                Item<T> item = next();
+                Item<T> item = next(slot);
                 if (item != null) return item;
                 if (nanos <= 0) return null;
-                nanos = changed.awaitNanos(nanos);
+                nanos = (slot == Slot.SHARED ? sharedFree : reservedFree).awaitNanos(nanos);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private Item<T> next() {
-        // Every shared slot busy: what is left is reserved for a tenant without a running job.
-        boolean reservedOnly = runningTotal >= sharedSlots;
-        if (reservedOnly && runningTotal - sharedSlots >= reservedSlots) return null;
-        // A reserved slot only lets the job SFQ would pick next start without waiting for a thread.
+    private Item<T> next(Slot slot) {
+        boolean reservedOnly = slot == Slot.RESERVED;
+        if (reservedOnly ? runningShared < sharedSlots || runningReserved >= reservedSlots : runningShared >= sharedSlots) return null;
+        // Every shared slot busy: a reserved slot only lets the job SFQ would pick next start without
+        // waiting for a thread, and only for a tenant without a running job.
         double firstInLine = Double.POSITIVE_INFINITY;
         if (reservedOnly) for (TenantQueue<T> q : active) firstInLine = Math.min(firstInLine, q.headStart);
         TenantQueue<T> best = null;
@@ -163,7 +169,8 @@ public final class FairScheduler<T> implements JobScheduler<T> {
         Item<T> item = best.items.pollFirst();
         size--;
         running.merge(best.tenant, 1, Integer::sum);
-        runningTotal++;
+        if (reservedOnly) runningReserved++;
+        else runningShared++;
         virtualTime = Math.max(virtualTime, best.headStart);
         double finish = best.headStart + item.cost() / weight(best.tenant);
         lastFinish.put(best.tenant, finish);
@@ -174,7 +181,7 @@ public final class FairScheduler<T> implements JobScheduler<T> {
             best.headStart = finish;
         }
         pruneFinishTags();
-        return item;
+        return item.on(slot);
     }
 
     private double weight(String tenant) {
@@ -190,10 +197,14 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     }
 
     @Override
-    public void finished(String tenant, double costCorrection) {
+    public void finished(Item<T> item, double costCorrection) {
+        String tenant = item.tenant();
         lock.lock();
         try {
-            if (running.containsKey(tenant)) runningTotal--;
+            if (running.containsKey(tenant)) {
+                if (item.slot() == Slot.RESERVED) runningReserved = Math.max(0, runningReserved - 1);
+                else runningShared = Math.max(0, runningShared - 1);
+            }
             running.computeIfPresent(tenant, (t, n) -> n <= 1 ? null : n - 1);
             if (costCorrection != 0 && Double.isFinite(costCorrection)) {
                 double shift = costCorrection / weight(tenant);
@@ -201,7 +212,8 @@ public final class FairScheduler<T> implements JobScheduler<T> {
                 TenantQueue<T> q = queues.get(tenant);
                 if (q != null) q.headStart = Math.max(virtualTime, q.headStart + shift);
             }
-            changed.signalAll();
+            sharedFree.signalAll();
+            reservedFree.signalAll();
         } finally {
             lock.unlock();
         }

@@ -43,7 +43,12 @@ public final class FifoScheduler<T> implements JobScheduler<T> {
     }
 
     @Override
-    public Item<T> take(long timeout, TimeUnit unit) throws InterruptedException {
+    public Item<T> take(long timeout, TimeUnit unit, Slot slot) throws InterruptedException {
+        if (slot == Slot.RESERVED) {
+            // FIFO knows no tenants to reserve a slot for (the worker starts no reserved thread for it).
+            unit.sleep(timeout);
+            return null;
+        }
         long nanos = unit.toNanos(timeout);
         lock.lock();
         try {
@@ -58,7 +63,7 @@ public final class FifoScheduler<T> implements JobScheduler<T> {
     }
 
     @Override
-    public void finished(String tenant, double costCorrection) {
+    public void finished(Item<T> item, double costCorrection) {
         // FIFO keeps no per-tenant account.
     }
 

@@ -208,13 +208,14 @@ class FairSchedulerTest {
         FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> 2);
         for (int i = 0; i < 100; i++) for (String t : List.of("a", "b", "c")) s.add(new FairScheduler.Item<>(t, 1.0, t + i));
 
-        List<String> started = new ArrayList<>();
-        for (int i = 0; i < 6; i++) started.add(s.poll().tenant());
+        List<FairScheduler.Item<String>> items = new ArrayList<>();
+        for (int i = 0; i < 6; i++) items.add(s.poll());
+        List<String> started = items.stream().map(FairScheduler.Item::tenant).toList();
         assertThat(s.poll()).as("every tenant is at its cap of 2").isNull();
         assertThat(started).containsExactlyInAnyOrder("a", "a", "b", "b", "c", "c");
         assertThat(started.subList(0, 3)).containsExactlyInAnyOrder("a", "b", "c");
 
-        s.finished("b", 0);
+        s.finished(items.get(started.indexOf("b")), 0);
         assertThat(s.poll().tenant()).isEqualTo("b");
         assertThat(s.poll()).isNull();
     }
@@ -225,7 +226,7 @@ class FairSchedulerTest {
         for (int i = 0; i < 100; i++) for (String t : List.of("a", "b")) s.add(new FairScheduler.Item<>(t, 1.0, t + i));
         FairScheduler.Item<String> first = s.poll();
         // It turned out to cost 10 units instead of 1: the other tenant catches up before it runs again.
-        s.finished(first.tenant(), 9.0);
+        s.finished(first, 9.0);
         String other = first.tenant().equals("a") ? "b" : "a";
         for (int i = 0; i < 9; i++) assertThat(s.poll().tenant()).isEqualTo(other);
     }

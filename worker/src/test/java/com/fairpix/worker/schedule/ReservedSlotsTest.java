@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 
@@ -28,9 +29,10 @@ class ReservedSlotsTest {
         final int cores;
         final int slots;
         final List<double[]> remaining = new ArrayList<>(); // per running job: {work left}
-        final List<Job> runningJobs = new ArrayList<>();
+        final List<JobScheduler.Item<Job>> runningJobs = new ArrayList<>();
         final Map<String, Double> service = new HashMap<>();
         final Map<String, List<Double>> waits = new HashMap<>();
+        final Map<String, Integer> reservedDispatches = new HashMap<>();
         int dispatches;
         int maxRunningOfOneTenant;
         double idleCoreTime;
@@ -51,13 +53,14 @@ class ReservedSlotsTest {
         void dispatch() {
             JobScheduler.Item<Job> item;
             while (runningJobs.size() < slots && (item = scheduler.poll()) != null) {
-                runningJobs.add(item.payload());
+                runningJobs.add(item);
                 remaining.add(new double[] {item.cost()});
                 service.merge(item.tenant(), item.cost(), Double::sum);
                 waits.computeIfAbsent(item.tenant(), t -> new ArrayList<>()).add(now - item.payload().arrived());
                 dispatches++;
                 String tenant = item.tenant();
                 long mine = runningJobs.stream().filter(j -> j.tenant().equals(tenant)).count();
+                if (item.slot() == JobScheduler.Slot.RESERVED) reservedDispatches.merge(tenant, 1, Integer::sum);
                 maxRunningOfOneTenant = Math.max(maxRunningOfOneTenant, (int) mine);
             }
         }
@@ -85,9 +88,9 @@ class ReservedSlotsTest {
                 idleCoreTime += Math.max(0, cores - n) * step;
                 now += step;
                 if (first >= 0) {
-                    Job done = runningJobs.remove(first);
+                    JobScheduler.Item<Job> done = runningJobs.remove(first);
                     remaining.remove(first);
-                    scheduler.finished(done.tenant(), 0);
+                    scheduler.finished(done, 0);
                     dispatch();
                 }
             }
@@ -147,6 +150,7 @@ class ReservedSlotsTest {
         // The flood loses no core time either way.
         assertThat(reserved.idleCoreTime).isZero();
         assertThat(reserved.maxRunningOfOneTenant).as("the flood never holds the reserved slot").isEqualTo(2);
+        assertThat(reserved.reservedDispatches).as("reserved-slot dispatches by tenant").containsOnlyKeys("quiet");
     }
 
     @Test
@@ -178,33 +182,52 @@ class ReservedSlotsTest {
     }
 
     @Test
-    void theReservedSlotIsNotForATenantAheadOfItsShare() {
+    void theReservedSlotIsNotForATenantAheadOfItsShare() throws InterruptedException {
         FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> Integer.MAX_VALUE, 2, 1);
         // "greedy" is served alone for a while and runs ahead of the virtual time.
         for (int i = 0; i < 5; i++) s.add(new JobScheduler.Item<>("greedy", 10.0, "g" + i));
         for (int i = 0; i < 5; i++) {
-            assertThat(s.poll().tenant()).isEqualTo("greedy");
-            s.finished("greedy", 0);
+            JobScheduler.Item<String> g = s.poll();
+            assertThat(g.tenant()).isEqualTo("greedy");
+            assertThat(g.slot()).isEqualTo(JobScheduler.Slot.SHARED);
+            s.finished(g, 0);
         }
         // Another tenant's flood fills both shared slots.
         for (int i = 0; i < 100; i++) s.add(new JobScheduler.Item<>("flood", 1.0, "f" + i));
-        assertThat(s.poll().tenant()).isEqualTo("flood");
+        JobScheduler.Item<String> flood1 = s.poll();
+        assertThat(flood1.tenant()).isEqualTo("flood");
         assertThat(s.poll().tenant()).isEqualTo("flood");
         assertThat(s.poll()).as("the reserved slot is not the flood's").isNull();
+        assertThat(s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.RESERVED)).isNull();
 
         s.add(new JobScheduler.Item<>("greedy", 10.0, "g5"));
         assertThat(s.poll()).as("greedy had more than its share: it waits for a shared slot").isNull();
 
         s.add(new JobScheduler.Item<>("newcomer", 1.0, "n0"));
-        assertThat(s.poll().payload()).as("a tenant within its share takes the reserved slot").isEqualTo("n0");
+        assertThat(s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.SHARED)).as("no shared slot free").isNull();
+        JobScheduler.Item<String> newcomer = s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.RESERVED);
+        assertThat(newcomer.payload()).as("a tenant within its share takes the reserved slot").isEqualTo("n0");
+        assertThat(newcomer.slot()).isEqualTo(JobScheduler.Slot.RESERVED);
         assertThat(s.poll()).as("all three slots busy").isNull();
 
-        // Slots are counts, not threads: while the newcomer runs, a finished flood job frees no slot,
-        // so the cores are not oversubscribed for longer than the newcomer's job.
-        s.finished("flood", 0);
-        assertThat(s.poll()).isNull();
-        s.finished("newcomer", 0);
-        assertThat(s.poll().tenant()).as("a shared slot goes by start tag again").isEqualTo("flood");
+        // Slots are threads: a finished flood job frees its shared thread, which takes the next job by
+        // start tag while the newcomer still runs on the reserved one (at normal priority beside the
+        // shared threads' background priority, so the cores go to the newcomer first).
+        s.finished(flood1, 0);
+        JobScheduler.Item<String> next = s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.SHARED);
+        assertThat(next.slot()).isEqualTo(JobScheduler.Slot.SHARED);
+        assertThat(s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.RESERVED)).as("the reserved thread is busy").isNull();
+        s.finished(newcomer, 0);
+        s.add(new JobScheduler.Item<>("newcomer", 1.0, "n1"));
+        assertThat(s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.RESERVED).payload()).as("the reserved slot is free again").isEqualTo("n1");
+    }
+
+    @Test
+    void aReservedThreadWaitsWhileASharedSlotIsFree() throws InterruptedException {
+        FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> Integer.MAX_VALUE, 2, 1);
+        s.add(new JobScheduler.Item<>("a", 1.0, "a0"));
+        assertThat(s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.RESERVED)).as("shared threads are idle: the job is theirs").isNull();
+        assertThat(s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.SHARED).payload()).isEqualTo("a0");
     }
 
     @Test

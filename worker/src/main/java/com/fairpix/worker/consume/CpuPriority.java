@@ -1,0 +1,107 @@
+package com.fairpix.worker.consume;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A thread's CPU priority: its nice value (-20..19, higher yields more) under Linux's completely
+ * fair scheduler, where a runnable thread's share of a contended core is in proportion to a weight
+ * that falls about 1.25 times per nice step (nice 0 ≈ 1024, nice 10 ≈ 110; see sched(7)). On Linux
+ * the nice value is per thread (setpriority(2), "BUGS"), so one JVM can run its image processing
+ * in the background and its control path (polling Kafka, heartbeats, the reserved thread) at
+ * normal priority. Java's own {@link Thread#setPriority} does nothing on Linux by default, hence
+ * setpriority(2) through JNA.
+ *
+ * <p>Lowering a priority needs no privilege; raising it back does (RLIMIT_NICE), so a thread
+ * lowered once stays there.
+ */
+public final class CpuPriority {
+    private static final Logger log = LoggerFactory.getLogger(CpuPriority.class);
+    private static final int PRIO_PROCESS = 0;
+
+    private interface LibC extends Library {
+        int setpriority(int which, int who, int prio) throws LastErrorException;
+    }
+
+    private static volatile LibC libc;
+    private static volatile boolean unavailable;
+
+    private CpuPriority() {}
+
+    /**
+     * Sets the calling thread's nice value; a value at or below the current one is left alone
+     * (that would need privileges).
+     *
+     * @param nice 0..19
+     * @return true when the thread's nice value is {@code nice} afterwards; false when this system
+     *         cannot tell or set it (not Linux, no JNA native library): a warning is logged once
+     * @throws IllegalArgumentException if {@code nice} is outside 0..19
+     */
+    public static boolean lowerCurrentThread(int nice) {
+        if (nice < 0 || nice > 19) throw new IllegalArgumentException("nice must be 0..19, got " + nice);
+        int tid = currentThreadId();
+        if (tid < 0) return false;
+        Integer current = niceOf(tid);
+        if (current != null && current >= nice) return current == nice;
+        LibC c = libc();
+        if (c == null) return false;
+        try {
+            c.setpriority(PRIO_PROCESS, tid, nice);
+            return true;
+        } catch (LastErrorException e) {
+            warnOnce("setpriority(" + tid + ", " + nice + ") failed: errno " + e.getErrorCode());
+            return false;
+        }
+    }
+
+    /** The calling thread's nice value, or null where this system cannot tell. */
+    public static Integer currentThreadNice() {
+        int tid = currentThreadId();
+        return tid < 0 ? null : niceOf(tid);
+    }
+
+    /** The kernel's id of the calling thread (Linux: /proc/thread-self → "PID/task/TID"); -1 elsewhere. */
+    static int currentThreadId() {
+        try {
+            Path link = Files.readSymbolicLink(Path.of("/proc/thread-self"));
+            return Integer.parseInt(link.getFileName().toString());
+        } catch (Exception e) {
+            warnOnce("cannot tell the thread id (/proc/thread-self): " + e);
+            return -1;
+        }
+    }
+
+    /** Field 19 of /proc/self/task/TID/stat; the command name (field 2) may hold spaces and parentheses. */
+    static Integer niceOf(int tid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            return Integer.parseInt(fields[16]); // field 19 of the whole line: 3 + 16
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static LibC libc() {
+        if (libc == null && !unavailable) {
+            try {
+                libc = Native.load("c", LibC.class);
+            } catch (Throwable e) { // UnsatisfiedLinkError, NoClassDefFoundError where the native part is missing
+                warnOnce("no libc through JNA: " + e);
+            }
+        }
+        return libc;
+    }
+
+    private static void warnOnce(String why) {
+        if (!unavailable) {
+            unavailable = true;
+            log.warn("processing threads keep normal CPU priority: {}", why);
+        }
+    }
+}
