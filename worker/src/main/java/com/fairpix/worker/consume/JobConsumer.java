@@ -8,6 +8,7 @@ import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -46,6 +48,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
+    /** Between polls while a partition is paused: what a new job may wait extra before it is seen. */
+    private static final long PAUSED_POLL_INTERVAL_NANOS = 1_000_000;
 
     /** A buffered job with where it came from and how often this worker has tried it. */
     /** @param enqueuedAt the Kafka record's timestamp: when the ingest queued the job */
@@ -75,6 +79,10 @@ public final class JobConsumer implements AutoCloseable {
     private final int maxBuffered;
     private final int perPartitionBuffer;
     private final OffsetTracker offsets = new OffsetTracker();
+    /** Commits that failed and go out again with the next one; poll thread only. */
+    private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+    /** The highest offset committed per partition by this worker; poll thread only. */
+    private final Map<TopicPartition, Long> committed = new HashMap<>();
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
     private final Map<TopicPartition, AtomicInteger> bufferedPerPartition = new ConcurrentHashMap<>();
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
@@ -244,9 +252,15 @@ public final class JobConsumer implements AutoCloseable {
                 sweepHeld();
                 commitAsync();
                 applyBackpressure(paused);
-                ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(100));
+                // kafka-clients 4.4's KIP-848 consumer does not block in poll() while a paused partition has
+                // fetched data buffered: it re-queues that data with a wake-up and spins for the whole
+                // timeout (KAFKA-21084, open), which took a third of a 2-core worker's CPU in the fairness
+                // bench. So while anything is paused, poll without waiting and sleep briefly between polls.
+                boolean spinProne = !paused.isEmpty();
+                ConsumerRecords<String, byte[]> records = consumer.poll(spinProne ? Duration.ZERO : Duration.ofMillis(100));
                 healthy = true;
                 for (ConsumerRecord<String, byte[]> r : records) accept(r);
+                if (spinProne && records.isEmpty()) LockSupport.parkNanos(PAUSED_POLL_INTERVAL_NANOS);
             }
         } catch (WakeupException e) {
             // close() woke us up
@@ -372,12 +386,47 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     private void commitAsync() {
-        Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.drainCommittable();
-        if (!toCommit.isEmpty()) {
-            consumer.commitAsync(toCommit, (o, e) -> {
-                if (e != null) log.warn("offset commit failed (the jobs will be redelivered and skipped): {}", e.toString());
-            });
-        }
+        Map<TopicPartition, OffsetAndMetadata> sent = toCommit(owned);
+        if (sent.isEmpty()) return;
+        // The callback runs on this thread, inside a later poll().
+        consumer.commitAsync(sent, (o, e) -> {
+            if (e == null) {
+                committed(sent);
+            } else {
+                log.warn("offset commit failed, will retry with the next commit: {}", e.toString());
+                retryLater(sent);
+            }
+        });
+    }
+
+    /**
+     * What to commit now: every partition's finished prefix, and the failed commits of partitions in
+     * {@code of}. A failed commit must go out again: the tracker has already let go of those offsets,
+     * and a partition with no further progress would otherwise keep its old committed offset, and its
+     * lag, for good. Poll thread only.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> toCommit(Set<TopicPartition> of) {
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>(offsets.drainCommittable());
+        uncommitted.forEach((tp, o) -> {
+            if (of.contains(tp)) out.merge(tp, o, JobConsumer::later);
+        });
+        uncommitted.clear();
+        return out;
+    }
+
+    private void committed(Map<TopicPartition, OffsetAndMetadata> sent) {
+        sent.forEach((tp, o) -> committed.merge(tp, o.offset(), Math::max));
+    }
+
+    /** Keeps failed commits of partitions still owned, unless a later commit already went further. */
+    private void retryLater(Map<TopicPartition, OffsetAndMetadata> failed) {
+        failed.forEach((tp, o) -> {
+            if (owned.contains(tp) && o.offset() > committed.getOrDefault(tp, -1L)) uncommitted.merge(tp, o, JobConsumer::later);
+        });
+    }
+
+    private static OffsetAndMetadata later(OffsetAndMetadata a, OffsetAndMetadata b) {
+        return a.offset() >= b.offset() ? a : b;
     }
 
     private final class Rebalance implements ConsumerRebalanceListener {
@@ -406,16 +455,24 @@ public final class JobConsumer implements AutoCloseable {
             dropped.forEach(JobConsumer.this::unbuffered);
             applyCompletions();
             if (commit) {
-                Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.drainCommittable();
-                toCommit.keySet().retainAll(gone);
+                // Everything finished goes out, the partitions kept too: draining the tracker let go of their offsets.
+                Set<TopicPartition> ours = new HashSet<>(owned);
+                ours.addAll(gone);
+                Map<TopicPartition, OffsetAndMetadata> toCommit = toCommit(ours);
                 try {
-                    if (!toCommit.isEmpty()) consumer.commitSync(toCommit);
+                    if (!toCommit.isEmpty()) {
+                        consumer.commitSync(toCommit);
+                        committed(toCommit);
+                    }
                 } catch (RuntimeException e) {
                     log.warn("commit on revoke failed: {}", e.toString());
+                    retryLater(toCommit);
                 }
             }
             offsets.forget(gone);
             gone.forEach(bufferedPerPartition::remove);
+            gone.forEach(committed::remove);
+            gone.forEach(uncommitted::remove);
             log.info("partitions {} revoked (commit={}); {} buffered jobs handed back", partitions, commit, dropped.size());
         }
     }
@@ -451,7 +508,7 @@ public final class JobConsumer implements AutoCloseable {
     private void shutdownConsumer() {
         try {
             applyCompletions();
-            Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.drainCommittable();
+            Map<TopicPartition, OffsetAndMetadata> toCommit = toCommit(owned);
             if (!toCommit.isEmpty()) consumer.commitSync(toCommit, Duration.ofSeconds(5));
         } catch (RuntimeException e) {
             log.warn("final commit failed: {}", e.toString());
