@@ -238,7 +238,7 @@ public final class FairnessBench {
                             outstanding.add(id);
                             all.add(new Submitted(key, id));
                         }
-                        Thread.sleep(200);
+                        Thread.sleep(1000);
                     }
                     return null;
                 });
