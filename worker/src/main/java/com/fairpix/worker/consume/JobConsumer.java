@@ -17,8 +17,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -50,6 +49,8 @@ public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
     /** Between polls while a partition is paused: what a new job may wait extra before it is seen. */
     private static final long PAUSED_POLL_INTERVAL_NANOS = 1_000_000;
+    /** Between polls while every partition is paused (buffer full, a dependency down, stopping). */
+    private static final long ALL_PAUSED_POLL_INTERVAL_NANOS = 10_000_000;
 
     /** A buffered job with where it came from and how often this worker has tried it. */
     /** @param enqueuedAt the Kafka record's timestamp: when the ingest queued the job */
@@ -79,17 +80,15 @@ public final class JobConsumer implements AutoCloseable {
     private final int maxBuffered;
     private final int perPartitionBuffer;
     private final OffsetTracker offsets = new OffsetTracker();
-    /** Commits that failed and go out again with the next one; poll thread only. */
-    private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
-    /** The highest offset committed per partition by this worker; poll thread only. */
-    private final Map<TopicPartition, Long> committed = new HashMap<>();
+    /** Commits sent and failed; poll thread only. */
+    private final CommitLedger ledger = new CommitLedger();
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
     private final Map<TopicPartition, AtomicInteger> bufferedPerPartition = new ConcurrentHashMap<>();
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
     private final Map<TopicPartition, Long> lastRevokedMillis = new ConcurrentHashMap<>();
     private final AtomicInteger running = new AtomicInteger();
     private final CountDownLatch stopped = new CountDownLatch(1);
-    private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-retry").unstarted(r));
+    private final ScheduledThreadPoolExecutor retries = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("fairpix-retry").unstarted(r));
     private final List<Thread> processors = new ArrayList<>();
     private volatile boolean stopping;
     private volatile boolean closing;
@@ -135,9 +134,15 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     public void start() {
+        // Threads inherit their creator's nice value: start the retry timer here, not lazily from a shared thread.
+        retries.prestartAllCoreThreads();
         for (int i = 0; i < sharedThreads; i++) {
             processors.add(Thread.ofPlatform().name("fairpix-shared-" + i).start(() -> {
-                if (sharedNice > 0) CpuPriority.lowerCurrentThread(sharedNice);
+                try {
+                    if (sharedNice > 0) CpuPriority.lowerCurrentThread(sharedNice);
+                } catch (Throwable e) { // a missing native part must not cost the worker its thread
+                    log.warn("processing thread keeps normal CPU priority: {}", e.toString());
+                }
                 processLoop(JobScheduler.Slot.SHARED);
             }));
         }
@@ -260,7 +265,11 @@ public final class JobConsumer implements AutoCloseable {
                 ConsumerRecords<String, byte[]> records = consumer.poll(spinProne ? Duration.ZERO : Duration.ofMillis(100));
                 healthy = true;
                 for (ConsumerRecord<String, byte[]> r : records) accept(r);
-                if (spinProne && records.isEmpty()) LockSupport.parkNanos(PAUSED_POLL_INTERVAL_NANOS);
+                if (spinProne && records.isEmpty()) {
+                    // With every partition paused no record can come; only our own resume can change that.
+                    boolean allPaused = paused.containsAll(consumer.assignment());
+                    LockSupport.parkNanos(allPaused ? ALL_PAUSED_POLL_INTERVAL_NANOS : PAUSED_POLL_INTERVAL_NANOS);
+                }
             }
         } catch (WakeupException e) {
             // close() woke us up
@@ -386,47 +395,29 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     private void commitAsync() {
-        Map<TopicPartition, OffsetAndMetadata> sent = toCommit(owned);
-        if (sent.isEmpty()) return;
+        CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(), owned);
+        if (sent.offsets().isEmpty()) return;
         // The callback runs on this thread, inside a later poll().
-        consumer.commitAsync(sent, (o, e) -> {
-            if (e == null) {
-                committed(sent);
-            } else {
+        consumer.commitAsync(sent.offsets(), (o, e) -> {
+            if (e != null) {
                 log.warn("offset commit failed, will retry with the next commit: {}", e.toString());
-                retryLater(sent);
+                ledger.failed(sent);
             }
         });
     }
 
-    /**
-     * What to commit now: every partition's finished prefix, and the failed commits of partitions in
-     * {@code of}. A failed commit must go out again: the tracker has already let go of those offsets,
-     * and a partition with no further progress would otherwise keep its old committed offset, and its
-     * lag, for good. Poll thread only.
-     */
-    private Map<TopicPartition, OffsetAndMetadata> toCommit(Set<TopicPartition> of) {
-        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>(offsets.drainCommittable());
-        uncommitted.forEach((tp, o) -> {
-            if (of.contains(tp)) out.merge(tp, o, JobConsumer::later);
-        });
-        uncommitted.clear();
-        return out;
-    }
-
-    private void committed(Map<TopicPartition, OffsetAndMetadata> sent) {
-        sent.forEach((tp, o) -> committed.merge(tp, o.offset(), Math::max));
-    }
-
-    /** Keeps failed commits of partitions still owned, unless a later commit already went further. */
-    private void retryLater(Map<TopicPartition, OffsetAndMetadata> failed) {
-        failed.forEach((tp, o) -> {
-            if (owned.contains(tp) && o.offset() > committed.getOrDefault(tp, -1L)) uncommitted.merge(tp, o, JobConsumer::later);
-        });
-    }
-
-    private static OffsetAndMetadata later(OffsetAndMetadata a, OffsetAndMetadata b) {
-        return a.offset() >= b.offset() ? a : b;
+    /** Commits what is finished (and failed commits due again) synchronously; false when it failed. */
+    private boolean commitSync(Set<TopicPartition> of, Duration timeout) {
+        CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(), of);
+        if (sent.offsets().isEmpty()) return true;
+        try {
+            consumer.commitSync(sent.offsets(), timeout);
+            return true;
+        } catch (RuntimeException e) {
+            log.warn("offset commit failed: {}", e.toString());
+            ledger.failed(sent);
+            return false;
+        }
     }
 
     private final class Rebalance implements ConsumerRebalanceListener {
@@ -442,6 +433,7 @@ public final class JobConsumer implements AutoCloseable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            ledger.reset(partitions);
             owned.addAll(partitions);
             log.info("assigned {}", partitions);
         }
@@ -455,24 +447,14 @@ public final class JobConsumer implements AutoCloseable {
             dropped.forEach(JobConsumer.this::unbuffered);
             applyCompletions();
             if (commit) {
-                // Everything finished goes out, the partitions kept too: draining the tracker let go of their offsets.
+                // Everything finished goes out, the partitions kept too: draining the tracker lets go of their offsets.
                 Set<TopicPartition> ours = new HashSet<>(owned);
                 ours.addAll(gone);
-                Map<TopicPartition, OffsetAndMetadata> toCommit = toCommit(ours);
-                try {
-                    if (!toCommit.isEmpty()) {
-                        consumer.commitSync(toCommit);
-                        committed(toCommit);
-                    }
-                } catch (RuntimeException e) {
-                    log.warn("commit on revoke failed: {}", e.toString());
-                    retryLater(toCommit);
-                }
+                commitSync(ours, Duration.ofSeconds(30));
             }
             offsets.forget(gone);
             gone.forEach(bufferedPerPartition::remove);
-            gone.forEach(committed::remove);
-            gone.forEach(uncommitted::remove);
+            ledger.reset(gone);
             log.info("partitions {} revoked (commit={}); {} buffered jobs handed back", partitions, commit, dropped.size());
         }
     }
@@ -508,8 +490,7 @@ public final class JobConsumer implements AutoCloseable {
     private void shutdownConsumer() {
         try {
             applyCompletions();
-            Map<TopicPartition, OffsetAndMetadata> toCommit = toCommit(owned);
-            if (!toCommit.isEmpty()) consumer.commitSync(toCommit, Duration.ofSeconds(5));
+            commitSync(owned, Duration.ofSeconds(5));
         } catch (RuntimeException e) {
             log.warn("final commit failed: {}", e.toString());
         } finally {
