@@ -92,7 +92,7 @@ class QueueScenariosIT {
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                     int nice = Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
                     out.computeIfAbsent(name, k -> new ArrayList<>()).add(nice);
-                } catch (java.nio.file.NoSuchFileException ended) {
+                } catch (java.io.IOException ended) {
                     // the thread ended meanwhile
                 }
             }
@@ -129,10 +129,11 @@ class QueueScenariosIT {
             assertThat(System.nanoTime()).as("the flood fills both shared threads").isLessThan(deadline);
             Thread.sleep(50);
         }
-        // The shared threads run at background priority (nice 10 by default), the reserved one at normal.
+        // The shared threads run at background priority (nice 10 by default, or the JVM's if higher), the reserved one as the poll loop.
         Map<String, List<Integer>> nice = threadNiceValues();
-        assertThat(nice.get("fairpix-shared-")).as("nice values of the shared processing threads").containsOnly(10).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(nice.get("fairpix-reserve")).as("nice values of the reserved processing threads").containsOnly(0);
+        int base = nice.get("fairpix-poll").getFirst();
+        assertThat(nice.get("fairpix-shared-")).as("nice values of the shared processing threads").containsOnly(Math.min(19, Math.max(base, 10))).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(nice.get("fairpix-reserve")).as("nice values of the reserved processing threads").containsOnly(base);
 
         List<String> quietJobs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {

@@ -22,16 +22,30 @@ import org.slf4j.LoggerFactory;
  */
 public final class CpuPriority {
     private static final Logger log = LoggerFactory.getLogger(CpuPriority.class);
-    private static final int PRIO_PROCESS = 0;
-
-    private interface LibC extends Library {
-        int setpriority(int which, int who, int prio) throws LastErrorException;
-    }
-
-    private static volatile LibC libc;
-    private static volatile boolean unavailable;
+    private static volatile boolean warned;
 
     private CpuPriority() {}
+
+    /** The JNA binding, in a class of its own: it is loaded (and may fail) only when first called. */
+    private static final class LibC {
+        private static final int PRIO_PROCESS = 0;
+
+        private interface C extends Library {
+            int setpriority(int which, int who, int prio) throws LastErrorException;
+        }
+
+        private static final C C = Native.load("c", C.class);
+
+        /** @return 0, or the errno of setpriority(2) */
+        static int setpriority(int tid, int nice) {
+            try {
+                C.setpriority(PRIO_PROCESS, tid, nice);
+                return 0;
+            } catch (LastErrorException e) {
+                return e.getErrorCode();
+            }
+        }
+    }
 
     /**
      * Sets the calling thread's nice value; a value at or below the current one is left alone
@@ -39,22 +53,25 @@ public final class CpuPriority {
      *
      * @param nice 0..19
      * @return true when the thread's nice value is {@code nice} afterwards; false when this system
-     *         cannot tell or set it (not Linux, no JNA native library): a warning is logged once
+     *         cannot tell or set it (not Linux, no JNA native library; a warning is logged once) or
+     *         the thread already runs at a higher nice value
      * @throws IllegalArgumentException if {@code nice} is outside 0..19
      */
     public static boolean lowerCurrentThread(int nice) {
         if (nice < 0 || nice > 19) throw new IllegalArgumentException("nice must be 0..19, got " + nice);
         int tid = currentThreadId();
-        if (tid < 0) return false;
+        if (tid < 0) {
+            warnOnce("cannot tell the thread id (/proc/thread-self)");
+            return false;
+        }
         Integer current = niceOf(tid);
         if (current != null && current >= nice) return current == nice;
-        LibC c = libc();
-        if (c == null) return false;
         try {
-            c.setpriority(PRIO_PROCESS, tid, nice);
-            return true;
-        } catch (LastErrorException e) {
-            warnOnce("setpriority(" + tid + ", " + nice + ") failed: errno " + e.getErrorCode());
+            int errno = LibC.setpriority(tid, nice);
+            if (errno != 0) warnOnce("setpriority(" + tid + ", " + nice + ") failed: errno " + errno);
+            return errno == 0;
+        } catch (Throwable e) { // LinkageError, ExceptionInInitializerError: no libc through JNA here
+            warnOnce("no setpriority(2) through JNA: " + e);
             return false;
         }
     }
@@ -71,7 +88,6 @@ public final class CpuPriority {
             Path link = Files.readSymbolicLink(Path.of("/proc/thread-self"));
             return Integer.parseInt(link.getFileName().toString());
         } catch (Exception e) {
-            warnOnce("cannot tell the thread id (/proc/thread-self): " + e);
             return -1;
         }
     }
@@ -87,20 +103,9 @@ public final class CpuPriority {
         }
     }
 
-    private static LibC libc() {
-        if (libc == null && !unavailable) {
-            try {
-                libc = Native.load("c", LibC.class);
-            } catch (Throwable e) { // UnsatisfiedLinkError, NoClassDefFoundError where the native part is missing
-                warnOnce("no libc through JNA: " + e);
-            }
-        }
-        return libc;
-    }
-
     private static void warnOnce(String why) {
-        if (!unavailable) {
-            unavailable = true;
+        if (!warned) {
+            warned = true;
             log.warn("processing threads keep normal CPU priority: {}", why);
         }
     }

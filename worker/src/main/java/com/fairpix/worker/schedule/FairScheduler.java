@@ -171,6 +171,9 @@ public final class FairScheduler<T> implements JobScheduler<T> {
         running.merge(best.tenant, 1, Integer::sum);
         if (reservedOnly) runningReserved++;
         else runningShared++;
+        // Filling the last shared slot (or moving a tenant's tag) can make a queued job the reserved
+        // slot's: tell a reserved thread, or it sleeps until its own timeout.
+        if (runningShared >= sharedSlots && size > 0 && runningReserved < reservedSlots) reservedFree.signal();
         virtualTime = Math.max(virtualTime, best.headStart);
         double finish = best.headStart + item.cost() / weight(best.tenant);
         lastFinish.put(best.tenant, finish);
@@ -239,6 +242,11 @@ public final class FairScheduler<T> implements JobScheduler<T> {
                 }
             }
             size -= out.size();
+            if (!out.isEmpty()) {
+                // Another tenant may be first in line now.
+                sharedFree.signalAll();
+                reservedFree.signalAll();
+            }
             return out;
         } finally {
             lock.unlock();

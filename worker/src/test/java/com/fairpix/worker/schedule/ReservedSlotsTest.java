@@ -223,6 +223,28 @@ class ReservedSlotsTest {
     }
 
     @Test
+    void aReservedThreadIsWokenWhenTheLastSharedTakeMakesAQueuedJobItsOwn() throws Exception {
+        FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> Integer.MAX_VALUE, 1, 1);
+        java.util.concurrent.CompletableFuture<JobScheduler.Item<String>> reserved = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return s.take(10, TimeUnit.SECONDS, JobScheduler.Slot.RESERVED);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(100); // the reserved thread waits: the shared slot is free
+        // Equal start tags: the flood, backlogged first, is ahead until its first job is taken.
+        s.add(new JobScheduler.Item<>("flood", 1.0, "f0"));
+        s.add(new JobScheduler.Item<>("flood", 1.0, "f1"));
+        s.add(new JobScheduler.Item<>("quiet", 1.0, "q0"));
+        assertThat(reserved).as("nothing is the reserved slot's yet").isNotDone();
+        assertThat(s.take(0, TimeUnit.MILLISECONDS, JobScheduler.Slot.SHARED).payload()).isEqualTo("f0");
+
+        // The quiet job is first in line now, with the shared slot busy: the reserved thread takes it at once.
+        assertThat(reserved.get(2, TimeUnit.SECONDS).payload()).isEqualTo("q0");
+    }
+
+    @Test
     void aReservedThreadWaitsWhileASharedSlotIsFree() throws InterruptedException {
         FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> Integer.MAX_VALUE, 2, 1);
         s.add(new JobScheduler.Item<>("a", 1.0, "a0"));
