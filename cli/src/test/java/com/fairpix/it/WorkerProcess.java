@@ -53,6 +53,15 @@ final class WorkerProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** True once the worker has logged an assignment of at least one partition. */
+    boolean wasAssignedPartitions() {
+        try {
+            return Files.readString(log).contains("assigned [fairpix.jobs.");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     String logTail() {
         try {
             List<String> lines = Files.readAllLines(log);

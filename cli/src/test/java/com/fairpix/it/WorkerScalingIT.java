@@ -29,6 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerScalingIT {
     static final String THUMB = QueueScenariosIT.THUMB;
+    static final String THUMB_AND_WEBP = "{\"pool\":\"gpu\",\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":64,\"height\":64,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"jpeg\"}],"
+            + "\"w\":[{\"op\":\"encode\",\"format\":\"webp\",\"quality\":70}]}}";
     static FairpixConfig config;
     static IngestApi ingest;
     static Farm.Client client;
@@ -78,14 +80,28 @@ class WorkerScalingIT {
             keys.put(t, client.createTenant(t, Map.of()));
             tenantOfPartition.put(p, t);
         }
-        Map<String, String> jobs = submit(keys, 40, 640, 480);
+        // Each job also encodes a full-size WebP, so the backlog outlasts the workers' joins and the scale-in.
+        Map<String, String> jobs = submit(keys, 40, 800, 600, THUMB_AND_WEBP);
 
         List<Worker> staying = new ArrayList<>();
         List<WorkerProcess> leaving = new ArrayList<>();
         try {
             for (int i = 0; i < 2; i++) leaving.add(WorkerProcess.start("gpu", 1));
+            // Six busy workers before the scale-in: the processes start slower than in-process workers, so
+            // they join first; otherwise the scale-in could come before they joined and measure a join and
+            // a leave instead (it did once the workers got faster).
+            long joined = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!leaving.stream().allMatch(WorkerProcess::wasAssignedPartitions)) {
+                assertThat(System.nanoTime()).as("both worker processes own partitions; %s", leaving.get(0).logTail()).isLessThan(joined);
+                Thread.sleep(100);
+            }
             for (int i = 0; i < 4; i++) staying.add(Worker.start(config.with(Setting.WORKER_THREADS, "1"), -1));
+            while (staying.stream().anyMatch(w -> w.partitions().isEmpty())) {
+                assertThat(System.nanoTime()).as("every in-process worker owns partitions").isLessThan(joined);
+                Thread.sleep(100);
+            }
             awaitDone(jobs, keys, jobs.size() / 4, leaving.get(0));
+            assertThat(countDone(jobs, keys)).as("jobs left for the scale-in to disturb").isLessThan(jobs.size() * 3 / 4);
 
             Map<Worker, Set<Integer>> before = new HashMap<>();
             staying.forEach(w -> before.put(w, w.partitions()));
@@ -119,12 +135,15 @@ class WorkerScalingIT {
         assertCompletedOnce(jobs, keys.keySet());
     }
 
-    /** The longest gap between consecutive starts within {@code window} either side of {@code at}, while jobs remained. */
+    /**
+     * The longest gap between consecutive starts from the scale-in to {@code window} after it, the
+     * gap across the scale-in included. Gaps before it are the workers' joins, not the scale-in's doing.
+     */
     private static Duration maxGapAround(List<Instant> starts, Instant at, Duration window) {
         Duration max = Duration.ZERO;
         for (int i = 1; i < starts.size(); i++) {
             Instant a = starts.get(i - 1), b = starts.get(i);
-            if (b.isBefore(at.minus(window)) || a.isAfter(at.plus(window))) continue;
+            if (b.isBefore(at) || a.isAfter(at.plus(window))) continue;
             Duration gap = Duration.between(a, b);
             if (gap.compareTo(max) > 0) max = gap;
         }
@@ -158,11 +177,15 @@ class WorkerScalingIT {
     }
 
     private static Map<String, String> submit(Map<String, String> keys, int perTenant, int width, int height) throws Exception {
+        return submit(keys, perTenant, width, height, THUMB);
+    }
+
+    private static Map<String, String> submit(Map<String, String> keys, int perTenant, int width, int height, String spec) throws Exception {
         Map<String, String> jobs = new HashMap<>();
         byte[] image = Farm.smallJpeg(width, height, 3);
         for (int i = 0; i < perTenant; i++) {
             for (var t : keys.entrySet()) {
-                HttpResponse<String> r = client.submitRaw(t.getValue(), image, "image/jpeg", THUMB);
+                HttpResponse<String> r = client.submitRaw(t.getValue(), image, "image/jpeg", spec);
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
                 jobs.put(Json.mapper().readTree(r.body()).get("id").asText(), t.getKey());
             }
