@@ -36,10 +36,10 @@ public final class CpuPriority {
 
         private static final C C = Native.load("c", C.class);
 
-        /** @return 0, or the errno of setpriority(2) */
-        static int setpriority(int tid, int nice) {
+        /** Sets the calling thread's nice value: on Linux, who = 0 with PRIO_PROCESS is the calling thread. @return 0, or the errno */
+        static int setpriority(int nice) {
             try {
-                C.setpriority(PRIO_PROCESS, tid, nice);
+                C.setpriority(PRIO_PROCESS, 0, nice);
                 return 0;
             } catch (LastErrorException e) {
                 return e.getErrorCode();
@@ -59,16 +59,15 @@ public final class CpuPriority {
      */
     public static boolean lowerCurrentThread(int nice) {
         if (nice < 0 || nice > 19) throw new IllegalArgumentException("nice must be 0..19, got " + nice);
-        int tid = currentThreadId();
-        if (tid < 0) {
-            warnOnce("cannot tell the thread id (/proc/thread-self)");
+        Integer current = currentThreadNice();
+        if (current == null) {
+            warnOnce("cannot read /proc/thread-self/stat");
             return false;
         }
-        Integer current = niceOf(tid);
-        if (current != null && current >= nice) return current == nice;
+        if (current >= nice) return current == nice;
         try {
-            int errno = LibC.setpriority(tid, nice);
-            if (errno != 0) warnOnce("setpriority(" + tid + ", " + nice + ") failed: errno " + errno);
+            int errno = LibC.setpriority(nice);
+            if (errno != 0) warnOnce("setpriority(" + nice + ") failed: errno " + errno);
             return errno == 0;
         } catch (Throwable e) { // LinkageError, ExceptionInInitializerError: no libc through JNA here
             warnOnce("no setpriority(2) through JNA: " + e);
@@ -76,26 +75,13 @@ public final class CpuPriority {
         }
     }
 
-    /** The calling thread's nice value, or null where this system cannot tell. */
+    /**
+     * The calling thread's nice value (field 19 of /proc/thread-self/stat; the command name, field 2,
+     * may hold spaces and parentheses), or null where this system cannot tell.
+     */
     public static Integer currentThreadNice() {
-        int tid = currentThreadId();
-        return tid < 0 ? null : niceOf(tid);
-    }
-
-    /** The kernel's id of the calling thread (Linux: /proc/thread-self → "PID/task/TID"); -1 elsewhere. */
-    static int currentThreadId() {
         try {
-            Path link = Files.readSymbolicLink(Path.of("/proc/thread-self"));
-            return Integer.parseInt(link.getFileName().toString());
-        } catch (Exception e) {
-            return -1;
-        }
-    }
-
-    /** Field 19 of /proc/self/task/TID/stat; the command name (field 2) may hold spaces and parentheses. */
-    static Integer niceOf(int tid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));
+            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
             return Integer.parseInt(fields[16]); // field 19 of the whole line: 3 + 16
         } catch (Exception e) {
