@@ -1,6 +1,8 @@
 package com.fairpix.core.kafka;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -13,19 +15,21 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.config.ConfigResource;
-import org.slf4j.LoggerFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Client settings fairpix uses everywhere, and topic creation. */
 public final class KafkaSupport {
+    private static final Logger log = LoggerFactory.getLogger(KafkaSupport.class);
     private KafkaSupport() {}
 
     /**
@@ -89,7 +93,7 @@ public final class KafkaSupport {
                 if (!existing.contains(t.getKey())) wanted.add(topic);
             }
             // Topics made by an older build: bring their settings up to date (idempotent).
-            Map<ConfigResource, java.util.Collection<AlterConfigOp>> alter = new java.util.HashMap<>();
+            Map<ConfigResource, Collection<AlterConfigOp>> alter = new HashMap<>();
             for (String t : jobTopics) {
                 if (!existing.contains(t)) continue;
                 alter.put(new ConfigResource(ConfigResource.Type.TOPIC, t), JOB_TOPIC_CONFIG.entrySet().stream()
@@ -101,7 +105,7 @@ public final class KafkaSupport {
                 } catch (ExecutionException | TimeoutException e) {
                     // Not worth refusing to start over (no AlterConfigs right, a policy): queuedAt then is
                     // the producer's send time, a little earlier than the append.
-                    LoggerFactory.getLogger(KafkaSupport.class).warn("cannot set {} on the job topics: {}", JOB_TOPIC_CONFIG, e.toString());
+                    log.warn("cannot set {} on the job topics: {}", JOB_TOPIC_CONFIG, e.toString());
                 }
             }
             if (wanted.isEmpty()) return;

@@ -63,11 +63,6 @@ final class CommitLedger {
         }
     }
 
-    /** Failed commits waiting to go out again. */
-    Map<TopicPartition, OffsetAndMetadata> pendingRetries() {
-        return Map.copyOf(toRetry);
-    }
-
     private static OffsetAndMetadata later(OffsetAndMetadata a, OffsetAndMetadata b) {
         return a.offset() >= b.offset() ? a : b;
     }

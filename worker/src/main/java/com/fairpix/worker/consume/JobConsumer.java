@@ -47,6 +47,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
+    private static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
     /** Between polls while a partition is paused: what a new job may wait extra before it is seen. */
     private static final long PAUSED_POLL_INTERVAL_NANOS = 1_000_000;
     /** Between polls while every partition is paused (buffer full, a dependency down, stopping). */
@@ -233,8 +234,7 @@ public final class JobConsumer implements AutoCloseable {
 
     /** This thread's CPU time, ns; -1 where the JVM cannot tell (then wall time is used). */
     private static long cpuNanos() {
-        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
+        return THREAD_CPU.isCurrentThreadCpuTimeSupported() ? THREAD_CPU.getCurrentThreadCpuTime() : -1;
     }
 
     private void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {
