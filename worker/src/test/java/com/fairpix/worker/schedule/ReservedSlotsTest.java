@@ -125,10 +125,18 @@ class ReservedSlotsTest {
 
     /** The flood: one tenant with 2,000 queued jobs of cost 1–8; a quiet tenant sends a cost-2 job every 10 time units. */
     static SimulatedWorker quietBesideFlood(int reserved) {
+        return quietBesideFlood(reserved, 2_000, 1, 8, 200, 5);
+    }
+
+    /**
+     * {@code floodJobs} queued jobs of one tenant, of cost {@code minCost}..{@code maxCost}, on 2 cores; a quiet
+     * tenant sends {@code quietJobs} jobs of cost 2, one every 10 time units.
+     */
+    static SimulatedWorker quietBesideFlood(int reserved, int floodJobs, double minCost, double maxCost, int quietJobs, long seed) {
         SimulatedWorker worker = new SimulatedWorker(Map.of(), 2, reserved);
-        Random random = new Random(5);
-        for (int i = 0; i < 2_000; i++) worker.arrive(new Job("flood", 1 + random.nextDouble() * 7, 0));
-        for (int i = 0; i < 200; i++) {
+        Random random = new Random(seed);
+        for (int i = 0; i < floodJobs; i++) worker.arrive(new Job("flood", minCost + random.nextDouble() * (maxCost - minCost), 0));
+        for (int i = 0; i < quietJobs; i++) {
             worker.runUntil(i * 10.0 + random.nextDouble());
             worker.arrive(new Job("quiet", 2, worker.now));
         }
@@ -157,14 +165,7 @@ class ReservedSlotsTest {
     void aQuietTenantStartsOnArrivalBesideAFloodOfLongJobsToo() {
         // Flood jobs of cost 50-100 (the virtual time moves once per long job); a quiet job of cost 2
         // every 10 time units, so several quiet jobs arrive while the same flood jobs run.
-        SimulatedWorker worker = new SimulatedWorker(Map.of(), 2, 1);
-        Random random = new Random(9);
-        for (int i = 0; i < 200; i++) worker.arrive(new Job("flood", 50 + random.nextDouble() * 50, 0));
-        for (int i = 0; i < 100; i++) {
-            worker.runUntil(i * 10.0 + random.nextDouble());
-            worker.arrive(new Job("quiet", 2, worker.now));
-        }
-        worker.runUntil(worker.now + 20);
+        SimulatedWorker worker = quietBesideFlood(1, 200, 50, 100, 100, 9);
 
         assertThat(worker.waits.get("quiet")).hasSize(100).allSatisfy(w -> assertThat(w).isZero());
         assertThat(worker.maxRunningOfOneTenant).isEqualTo(2);
