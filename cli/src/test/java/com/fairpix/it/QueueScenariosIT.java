@@ -82,6 +82,35 @@ class QueueScenariosIT {
         cancel(floodKey, flood); // leave no backlog to the next scenario's worker
     }
 
+    /**
+     * The poll loop must not spin while a partition is paused with records still buffered in the
+     * Kafka client: kafka-clients 4.4's KIP-848 consumer does not block in poll() then (KAFKA-21084),
+     * which cost a third of a 2-core worker. A one-job partition buffer keeps the tenant's partition
+     * paused with hundreds of its records fetched; the poll thread's CPU time must stay a small part
+     * of the wall time (it was most of it before the loop parked between polls).
+     */
+    @Test
+    void thePollLoopDoesNotSpinWhileAPartitionIsPausedWithRecordsBuffered() throws Exception {
+        String tenant = Farm.tenantOnPartition("it-spin", 5, partitions);
+        String key = client.createTenant(tenant, Map.of());
+        List<String> jobs = submit(key, Farm.smallJpeg(320, 240, 5), 400);
+        workers.add(Worker.start(config.with(Setting.WORKER_THREADS, "1").with(Setting.WORKER_PARTITION_BUFFER, "2"), -1));
+        client.awaitTerminal(key, jobs.getFirst(), Duration.ofSeconds(60));
+
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        List<Thread> pollers = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("fairpix-poll")).toList();
+        assertThat(pollers).hasSize(1);
+        long id = pollers.getFirst().threadId();
+        long before = cpu.getThreadCpuTime(id), wallBefore = System.nanoTime();
+        Thread.sleep(2_000);
+        long used = cpu.getThreadCpuTime(id) - before, wall = System.nanoTime() - wallBefore;
+
+        System.out.printf("[QueueScenariosIT] poll thread: %.3f of a core while the partition was paused%n", (double) used / wall);
+        assertThat(client.job(key, jobs.getLast()).get("state").asText()).as("the backlog lasted the whole measurement").isEqualTo("QUEUED");
+        assertThat((double) used / wall).as("share of a core the poll thread used while the partition was paused").isLessThan(0.2);
+        cancel(key, jobs);
+    }
+
     /** This JVM's threads' nice values by their kernel name (the Java name's first 15 characters), from /proc. */
     static Map<String, List<Integer>> threadNiceValues() throws java.io.IOException {
         Map<String, List<Integer>> out = new java.util.HashMap<>();
