@@ -43,7 +43,10 @@ public final class AutoscalerService {
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
         // A reading must finish well within one period, or the next one is late.
         Duration readTimeout = Duration.ofMillis(Math.max(2000, Math.min(5000, interval * 800L)));
-        FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(bootstrap, readTimeout), new IngestQpsReader(redis), interval, redis);
+        com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);
+        FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(bootstrap, readTimeout), new IngestQpsReader(redis), interval, redis,
+                new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
+                t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0));
         Actuator actuator = actuator(config, workerJar, policies.values().iterator().next().minReplicas());
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
         Autoscaler autoscaler = new Autoscaler(policies, signals, actuator, Clock.systemUTC(), registry);

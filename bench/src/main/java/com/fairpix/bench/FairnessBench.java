@@ -378,7 +378,7 @@ public final class FairnessBench {
     static String onPartition(String prefix, int partition, int partitions) {
         for (int i = 0; ; i++) {
             String id = prefix + i;
-            int p = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(id.getBytes(StandardCharsets.UTF_8))) % partitions;
+            int p = com.fairpix.core.kafka.TenantPlacement.home(id, partitions);
             if (p == partition) return id;
         }
     }

@@ -96,7 +96,7 @@ class AutoscalerIT {
         Set<Integer> used = new HashSet<>();
         while (keys.size() < TENANTS) {
             String id = "it-scale-" + UUID.randomUUID().toString().substring(0, 8);
-            if (used.add(KafkaLagReader.partitionOf(id, partitions))) {
+            if (used.add(com.fairpix.core.kafka.TenantPlacement.home(id, partitions))) {
                 keys.add(client.createTenant(id, Map.of()));
                 floodTenants.add(id);
             }

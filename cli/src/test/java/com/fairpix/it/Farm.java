@@ -58,7 +58,7 @@ final class Farm {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    /** A tenant id whose jobs land on {@code partition} of a job topic (Kafka's default partitioner: murmur2 of the key). */
+    /** A tenant id whose home partition (murmur2 of the id, as Kafka's default partitioner) is {@code partition}. */
     static String tenantOnPartition(String prefix, int partition, int partitions) {
         for (int i = 0; ; i++) {
             String id = prefix + "-" + UUID.randomUUID().toString().substring(0, 6) + i;
@@ -67,8 +67,7 @@ final class Farm {
     }
 
     static int partitionOf(String tenant, int partitions) {
-        return org.apache.kafka.common.utils.Utils.toPositive(
-                org.apache.kafka.common.utils.Utils.murmur2(tenant.getBytes(StandardCharsets.UTF_8))) % partitions;
+        return com.fairpix.core.kafka.TenantPlacement.home(tenant, partitions);
     }
 
     /** A small real JPEG (noise and gradients), {@code width} x {@code height}, made with OpenCV. */

@@ -102,7 +102,7 @@ public final class IngestApi implements AutoCloseable {
         OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
-                overload, webhookGuard);
+                overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)));
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission),
                 new AdminController(auth, tenants, jobs,
                         new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),

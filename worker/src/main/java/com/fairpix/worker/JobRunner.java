@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * second work and emits no second completion.
  */
 public final class JobRunner {
+    /** Time-to-start histogram buckets: from a few milliseconds (a quiet tenant) to minutes (a backlog). */
+    private static final Duration[] QUEUE_WAIT_BUCKETS = java.util.stream.LongStream.of(5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 300_000)
+            .mapToObj(Duration::ofMillis).toArray(Duration[]::new);
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
     private final JobStore jobs;
@@ -189,7 +192,9 @@ public final class JobRunner {
         JobStore.Transition running = jobs.transition(runningJob, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
         if (!running.applied()) return false; // cancelled or finished meanwhile
         if (job.state() == JobState.QUEUED) {
-            Timer.builder(MetricNames.JOB_QUEUE_WAIT).description("from the job's Kafka record (queued) to its start").tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99).register(metrics)
+            Timer.builder(MetricNames.JOB_QUEUE_WAIT).description("from the job's Kafka record (queued) to its start").tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99)
+                    // Buckets too, so p99 can be aggregated across workers (histogram_quantile).
+                    .serviceLevelObjectives(QUEUE_WAIT_BUCKETS).register(metrics)
                     .record(Duration.between(runningJob.queuedAt(), started));
         }
         Timer.Sample sample = Timer.start(metrics);

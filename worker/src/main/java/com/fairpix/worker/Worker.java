@@ -150,8 +150,10 @@ public final class Worker implements AutoCloseable {
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, config.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS));
         JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), scheduler, runner, events, held, heldJobs, listener,
-                threads, reservedThreads, config.integer(Setting.WORKER_SHARED_NICE), config.integer(Setting.WORKER_BUFFERED_JOBS), config.integer(Setting.WORKER_PARTITION_BUFFER));
-        Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).register(registry);
+                threads, reservedThreads, config.integer(Setting.WORKER_SHARED_NICE), readAhead(config));
+        Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).description("jobs buffered in the worker's scheduler, waiting for a processing thread").register(registry);
+        ReadAheadMetrics.bind(consumer, registry, pool, tenantTags, clock, housekeeping);
+        consumer.onReadPast(t -> registry.counter(MetricNames.TENANT_READ_PAST, "pool", pool, "tenant", tenantTags.tag(t)).increment());
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         runner.dependencyDown(s3Down);
         consumer.dependencyDown(s3Down);
@@ -168,6 +170,16 @@ public final class Worker implements AutoCloseable {
         }
         log.info("worker for pool {} started with {} + {} reserved processing threads{}", pool, threads, reservedThreads, http == null ? "" : ", HTTP on port " + http.port());
         return new Worker(redis, objects, producer, consumer, http, directory, housekeeping);
+    }
+
+    /** The read-ahead bounds from the worker.* settings (docs/isolation.md). */
+    static com.fairpix.worker.consume.ReadAhead readAhead(FairpixConfig config) {
+        var mode = config.get(Setting.WORKER_READ_AHEAD).equals("partition")
+                ? com.fairpix.worker.consume.ReadAhead.Mode.PARTITION : com.fairpix.worker.consume.ReadAhead.Mode.TENANT;
+        return new com.fairpix.worker.consume.ReadAhead(mode, new com.fairpix.worker.consume.ReadAhead.Limits(
+                config.integer(Setting.WORKER_TENANT_BUFFER), config.longValue(Setting.WORKER_TENANT_BUFFER_BYTES),
+                config.integer(Setting.WORKER_BUFFERED_JOBS), config.longValue(Setting.WORKER_BUFFERED_BYTES),
+                config.integer(Setting.WORKER_PARTITION_BUFFER)));
     }
 
     /** The cached tenant; empty when unknown or when it cannot be loaded now (Redis away). */

@@ -94,6 +94,17 @@ public final class FairpixConfig {
         if (integer(Setting.WORKER_SHARED_NICE) < 0 || integer(Setting.WORKER_SHARED_NICE) > 19) {
             throw new IllegalArgumentException(Setting.WORKER_SHARED_NICE.env() + " must be 0..19, got " + integer(Setting.WORKER_SHARED_NICE));
         }
+        for (Setting s : List.of(Setting.WORKER_TENANT_BUFFER, Setting.WORKER_BUFFERED_JOBS)) {
+            if (integer(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
+        }
+        for (Setting s : List.of(Setting.WORKER_TENANT_BUFFER_BYTES, Setting.WORKER_BUFFERED_BYTES)) {
+            if (longValue(s) < 65_536) throw new IllegalArgumentException(s.env() + " must be >= 65536 bytes");
+        }
+        if (!(decimal(Setting.TENANT_PARTITION_RATE) >= 0)) throw new IllegalArgumentException(Setting.TENANT_PARTITION_RATE.env() + " must be >= 0");
+        String readAhead = get(Setting.WORKER_READ_AHEAD);
+        if (!readAhead.equals("tenant") && !readAhead.equals("partition")) {
+            throw new IllegalArgumentException(Setting.WORKER_READ_AHEAD.env() + " must be tenant or partition, got " + readAhead);
+        }
         if (integer(Setting.WORKER_PARTITION_BUFFER) < 1) throw new IllegalArgumentException(Setting.WORKER_PARTITION_BUFFER.env() + " must be >= 1");
         String scheduler = get(Setting.WORKER_SCHEDULER);
         if (!scheduler.equals("fair") && !scheduler.equals("fifo")) throw new IllegalArgumentException(Setting.WORKER_SCHEDULER.env() + " must be fair or fifo, got " + scheduler);

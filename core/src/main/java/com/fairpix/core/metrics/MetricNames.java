@@ -12,6 +12,16 @@ public final class MetricNames {
     public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
     public static final String JOBS_RUNNING = "fairpix.jobs.running";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
+    /** Job records a worker holds in memory (gauge). */
+    public static final String READ_AHEAD_RECORDS = "fairpix.worker.read.ahead.records";
+    /** Bytes of job records a worker holds in memory (gauge). */
+    public static final String READ_AHEAD_BYTES = "fairpix.worker.read.ahead";
+    /** Age of a tenant's oldest job waiting in a worker, seconds (gauge, per tenant). */
+    public static final String TENANT_QUEUE_AGE = "fairpix.tenant.queue.age";
+    /** A tenant's jobs a worker read past and has not fetched again (gauge, per tenant). */
+    public static final String TENANT_HELD_BACK = "fairpix.tenant.jobs.held.back";
+    /** A tenant's job records read past because its buffer was full (counter, per tenant). */
+    public static final String TENANT_READ_PAST = "fairpix.tenant.jobs.read.past";
     /** Native pixel memory reserved by running jobs, bytes (gauge). */
     public static final String NATIVE_MEMORY_RESERVED = "fairpix.worker.native.memory.reserved.bytes";
     /** Cost units (megapixels x operations) of work a worker did for a tenant. */

@@ -47,6 +47,11 @@ public final class TenantTags {
         return OTHER;
     }
 
+    /** The label value for {@code tenant} without counting activity (for gauges read on a timer). */
+    public String peek(String tenant) {
+        return top.contains(tenant) ? tenant : OTHER;
+    }
+
     /** Re-ranks tenants by the activity since the last call and drops the meters of those that left the top. */
     public synchronized void rerank() {
         lastRerank = System.nanoTime();

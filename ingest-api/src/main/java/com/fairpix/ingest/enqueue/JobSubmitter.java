@@ -65,15 +65,20 @@ public final class JobSubmitter {
     private final OverloadGuard overload;
     /** Checks a spec's webhookUrl at submission; null accepts none. */
     private final com.fairpix.core.webhook.UrlGuard webhookGuard;
+    /** Which partition of the job topic each job goes to. */
+    private final com.fairpix.core.kafka.TenantPlacement placement;
 
     /**
      * @param objects  the object store, already behind the S3 circuit breaker
      * @param overload breakers, ramp and shedding (see docs/overload.md)
      * @param webhookGuard checks a spec's webhookUrl (SSRF guard); null refuses per-job URLs
+     * @param placement the tenants' partitions of the job topics
      */
     public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
                         MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig,
-                        OverloadGuard overload, com.fairpix.core.webhook.UrlGuard webhookGuard) {
+                        OverloadGuard overload, com.fairpix.core.webhook.UrlGuard webhookGuard,
+                        com.fairpix.core.kafka.TenantPlacement placement) {
+        this.placement = placement;
         this.overload = overload;
         this.webhookGuard = webhookGuard;
         this.tenantTags = tenantTags;
@@ -138,7 +143,7 @@ public final class JobSubmitter {
 
             putOriginal(key, image, header);
             createRecord(job);
-            enqueue(job, cost(header, spec));
+            enqueue(job, cost(header, spec), tenant.rate());
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
             countForAutoscaler(pool, tenant.id(), now);
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.length);
@@ -220,15 +225,21 @@ public final class JobSubmitter {
         }
     }
 
-    private void enqueue(JobRecord job, double cost) {
+    private void enqueue(JobRecord job, double cost, double tenantRate) {
         JobMessage message = new JobMessage(JobMessage.SCHEMA_VERSION, job.id(), job.tenant(), job.pool(), job.original(), job.spec(), cost, job.createdAt());
         try {
             // The 202 promises the job will run: wait for the broker's acknowledgement (acks=all),
             // but no longer than overload.kafka-produce-timeout-ms; the Kafka breaker counts the
             // failures and slow calls and, once open, answers for Kafka at once.
             long timeout = overload.config().produceTimeout().toMillis();
-            breaker(Dependency.KAFKA).executeCallable(() -> producer.send(new ProducerRecord<>(Topics.jobs(job.pool()), job.tenant(), Json.writeBytes(message)))
-                    .get(timeout, TimeUnit.MILLISECONDS));
+            String topic = Topics.jobs(job.pool());
+            breaker(Dependency.KAFKA).executeCallable(() -> {
+                // The partition comes from the tenant's placement (a run of partitions, wider for a tenant
+                // allowed more work), not the key's hash alone; the key stays the tenant id.
+                int partition = placement.partitionFor(job.tenant(), tenantRate, job.id(), producer.partitionsFor(topic).size());
+                return producer.send(new ProducerRecord<>(topic, partition, job.tenant(), Json.writeBytes(message)))
+                        .get(timeout, TimeUnit.MILLISECONDS);
+            });
         } catch (CallNotPermittedException e) {
             markNotAccepted(job);
             throw overload.breakerOpen(Dependency.KAFKA);

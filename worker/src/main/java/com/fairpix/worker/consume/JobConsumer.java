@@ -6,6 +6,7 @@ import com.fairpix.worker.JobRunner;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -40,10 +41,11 @@ import org.slf4j.LoggerFactory;
  * partition only up to the first unfinished job, so a crash loses nothing: unfinished jobs are
  * redelivered, and {@link JobRunner} skips the ones already done.
  *
- * <p>Backpressure is per partition: a partition with {@code perPartitionBuffer} jobs buffered is
- * paused while the others keep flowing, so one tenant's flood does not stop the worker from
- * fetching another tenant's jobs from other partitions. A transient failure is retried after a
- * backoff from a timer, so the processing thread goes on with other tenants' work meanwhile.
+ * <p>What it holds is bounded by {@link ReadAhead}: by default per tenant and in all, reading past
+ * a tenant whose share of the buffer is full and fetching its records again ({@link CatchUp}) once
+ * it has room, so no tenant's backlog stalls a partition for the other tenants on it
+ * (docs/isolation.md). A transient failure is retried after a backoff from a timer, so the
+ * processing thread goes on with other tenants' work meanwhile.
  */
 public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
@@ -55,7 +57,8 @@ public final class JobConsumer implements AutoCloseable {
 
     /** A buffered job with where it came from and how often this worker has tried it. */
     /** @param enqueuedAt the Kafka record's timestamp: when the ingest queued the job */
-    public record Delivery(TopicPartition partition, long offset, JobMessage message, int attempt, java.time.Instant enqueuedAt) {}
+    /** @param bytes the record's value size, bytes (what it costs the read-ahead) */
+    public record Delivery(TopicPartition partition, long offset, JobMessage message, int attempt, java.time.Instant enqueuedAt, int bytes) {}
 
     private record Completion(TopicPartition partition, long offset, boolean commit) {}
 
@@ -78,13 +81,13 @@ public final class JobConsumer implements AutoCloseable {
     private final int sharedThreads;
     private final int reservedThreads;
     private final int sharedNice;
-    private final int maxBuffered;
-    private final int perPartitionBuffer;
+    private final ReadAhead readAhead;
+    private final CatchUp catchUp;
     private final OffsetTracker offsets = new OffsetTracker();
     /** Commits sent and failed; poll thread only. */
     private final CommitLedger ledger = new CommitLedger();
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
-    private final Map<TopicPartition, AtomicInteger> bufferedPerPartition = new ConcurrentHashMap<>();
+    private volatile java.util.function.Consumer<String> onReadPast = t -> {};
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
     private final Map<TopicPartition, Long> lastRevokedMillis = new ConcurrentHashMap<>();
     private final AtomicInteger running = new AtomicInteger();
@@ -103,12 +106,11 @@ public final class JobConsumer implements AutoCloseable {
      * @param reservedThreads    processing threads for its reserved slots (normal CPU priority)
      * @param sharedNice         nice value (0..19) of the shared threads: their image work yields the CPU
      *                           to the poll loop, the Kafka client and the reserved threads; 0 leaves it
-     * @param maxBuffered        jobs buffered in all before every partition pauses
-     * @param perPartitionBuffer jobs buffered from one partition before that partition pauses
+     * @param readAhead          what the worker may hold of what it read, and what it reads past
      */
     public JobConsumer(Properties consumerProps, String topic, JobScheduler<Delivery> scheduler, JobRunner runner,
                        EventPublisher events, Predicate<String> held, HeldJobs heldJobs, Listener listener,
-                       int sharedThreads, int reservedThreads, int sharedNice, int maxBuffered, int perPartitionBuffer) {
+                       int sharedThreads, int reservedThreads, int sharedNice, ReadAhead readAhead) {
         if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice);
         this.consumer = new KafkaConsumer<>(consumerProps);
         this.topic = topic;
@@ -121,8 +123,8 @@ public final class JobConsumer implements AutoCloseable {
         this.sharedThreads = sharedThreads;
         this.reservedThreads = reservedThreads;
         this.sharedNice = sharedNice;
-        this.maxBuffered = maxBuffered;
-        this.perPartitionBuffer = perPartitionBuffer;
+        this.readAhead = readAhead;
+        this.catchUp = new CatchUp(CatchUp.kafka(consumerProps, 100));
     }
 
     /**
@@ -172,6 +174,17 @@ public final class JobConsumer implements AutoCloseable {
         return scheduler.size();
     }
 
+    /** What this worker holds in memory, and whom it holds back. */
+    public ReadAhead readAhead() {
+        return readAhead;
+    }
+
+    /** Hears of every record read past (its tenant held back): metrics. Called on the poll thread. */
+    public JobConsumer onReadPast(java.util.function.Consumer<String> listener) {
+        this.onReadPast = listener;
+        return this;
+    }
+
     public int running() {
         return running.get();
     }
@@ -210,7 +223,9 @@ public final class JobConsumer implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // The thread survives an Error too (an OOM in one job): the job is redelivered, and its
+                // attempts are counted by the runner.
                 log.error("job {} crashed the runner; it will be redelivered", d.message().jobId(), e);
             } finally {
                 running.decrementAndGet();
@@ -239,11 +254,12 @@ public final class JobConsumer implements AutoCloseable {
 
     private void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {
         Delivery d = item.payload();
-        Delivery again = new Delivery(d.partition(), d.offset(), d.message(), d.attempt() + (countsAsAttempt ? 1 : 0), d.enqueuedAt());
+        Delivery again = new Delivery(d.partition(), d.offset(), d.message(), d.attempt() + (countsAsAttempt ? 1 : 0), d.enqueuedAt(), d.bytes());
         retries.schedule(() -> {
             // A partition revoked meanwhile belongs to another worker now, which redelivers the job.
             if (!owned.contains(d.partition()) || stopping) return;
-            buffered(again);
+            // A retry goes back in whatever the limits say: it was admitted once and must not be lost.
+            readAhead.reserveAnyway(d.partition(), d.message().tenant(), d.bytes(), again.enqueuedAt().toEpochMilli());
             scheduler.add(new JobScheduler.Item<>(item.tenant(), item.cost(), again));
         }, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -264,7 +280,8 @@ public final class JobConsumer implements AutoCloseable {
                 boolean spinProne = !paused.isEmpty();
                 ConsumerRecords<String, byte[]> records = consumer.poll(spinProne ? Duration.ZERO : Duration.ofMillis(100));
                 healthy = true;
-                for (ConsumerRecord<String, byte[]> r : records) accept(r);
+                for (ConsumerRecord<String, byte[]> r : records) offer(r);
+                catchUp(paused);
                 if (spinProne && records.isEmpty()) {
                     // With every partition paused no record can come; only our own resume can change that.
                     boolean allPaused = paused.containsAll(consumer.assignment());
@@ -282,21 +299,19 @@ public final class JobConsumer implements AutoCloseable {
         }
     }
 
-    /** Pauses partitions with a full buffer (or all, when stopping or over the total); resumes drained ones. */
+    /**
+     * Pauses every partition while stopping or a dependency is down; in PARTITION mode also the
+     * partitions with a full buffer. Resumes the rest.
+     */
     private void applyBackpressure(Set<TopicPartition> paused) {
         Set<TopicPartition> assigned = consumer.assignment();
         paused.retainAll(assigned);
-        boolean all = stopping || dependencyDown.getAsBoolean() || scheduler.size() >= maxBuffered;
-        Set<TopicPartition> pause = new HashSet<>();
-        Set<TopicPartition> resume = new HashSet<>();
-        for (TopicPartition tp : assigned) {
-            int n = bufferedPerPartition.getOrDefault(tp, new AtomicInteger()).get();
-            if (all || n >= perPartitionBuffer) {
-                if (!paused.contains(tp)) pause.add(tp);
-            } else if (paused.contains(tp) && n <= perPartitionBuffer / 2) {
-                resume.add(tp);
-            }
-        }
+        boolean all = stopping || dependencyDown.getAsBoolean();
+        Set<TopicPartition> wanted = all ? new HashSet<>(assigned) : readAhead.full(assigned, paused);
+        Set<TopicPartition> pause = new HashSet<>(wanted);
+        pause.removeAll(paused);
+        Set<TopicPartition> resume = new HashSet<>(paused);
+        resume.removeAll(wanted);
         if (!pause.isEmpty()) {
             consumer.pause(pause);
             paused.addAll(pause);
@@ -304,6 +319,46 @@ public final class JobConsumer implements AutoCloseable {
         if (!resume.isEmpty()) {
             consumer.resume(resume);
             paused.removeAll(resume);
+        }
+    }
+
+    /** A record from the main cursor: buffered, or read past when its tenant is held back. */
+    private void offer(ConsumerRecord<String, byte[]> r) {
+        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+        String tenant = r.key() == null ? "" : r.key();
+        int bytes = r.value() == null ? 0 : r.value().length;
+        if (readAhead.offer(tp, r.offset(), tenant, bytes, r.timestamp()) == ReadAhead.Verdict.READ_PAST) {
+            offsets.seen(tp, r.offset());
+            onReadPast.accept(tenant);
+            return;
+        }
+        accept(r);
+    }
+
+    /**
+     * Fetches records of held-back tenants that have room again, the emptiest first, for at most
+     * about 20 ms per loop so that polling goes on.
+     */
+    private void catchUp(Set<TopicPartition> paused) {
+        if (stopping || dependencyDown.getAsBoolean()) return;
+        long until = System.nanoTime() + 20_000_000L;
+        for (ReadAhead.CatchUp c : readAhead.due()) {
+            if (System.nanoTime() > until) break;
+            TopicPartition tp = c.partition();
+            if (!owned.contains(tp) || paused.contains(tp)) continue;
+            CatchUp.Result result;
+            try {
+                result = catchUp.run(tp, c.tenant(), c.from(), offsets.position(tp), r -> {
+                    int bytes = r.value() == null ? 0 : r.value().length;
+                    if (!readAhead.tryReserve(tp, c.tenant(), bytes, r.timestamp())) return false;
+                    accept(r);
+                    return true;
+                });
+            } catch (RuntimeException e) {
+                log.warn("catching up tenant {} on {} from {} failed, will retry: {}", c.tenant(), tp, c.from(), e.toString());
+                return;
+            }
+            readAhead.advanced(tp, c.tenant(), result.next(), result.nextTimestamp(), result.taken(), result.caughtUp());
         }
     }
 
@@ -317,6 +372,7 @@ public final class JobConsumer implements AutoCloseable {
                 throw new IllegalArgumentException("missing members");
             }
         } catch (RuntimeException e) {
+            readAhead.released(tp, r.key() == null ? "" : r.key(), r.value() == null ? 0 : r.value().length, r.timestamp());
             try {
                 events.deadLetter(r.key(), r.value(), "malformed-message", e.getMessage());
                 offsets.done(tp, r.offset());
@@ -325,12 +381,19 @@ public final class JobConsumer implements AutoCloseable {
             }
             return;
         }
-        Delivery delivery = new Delivery(tp, r.offset(), message, 1, r.timestamp() >= 0 ? java.time.Instant.ofEpochMilli(r.timestamp()) : message.submittedAt());
+        int bytes = r.value().length;
+        Instant enqueuedAt = r.timestamp() >= 0 ? Instant.ofEpochMilli(r.timestamp()) : message.submittedAt();
+        if (!message.tenant().equals(r.key()) || r.timestamp() < 0) {
+            // Counted under the record's key and timestamp; keep the books under the job's own.
+            readAhead.released(tp, r.key() == null ? "" : r.key(), bytes, r.timestamp());
+            readAhead.reserveAnyway(tp, message.tenant(), bytes, enqueuedAt.toEpochMilli());
+        }
+        Delivery delivery = new Delivery(tp, r.offset(), message, 1, enqueuedAt, bytes);
         if (held.test(message.tenant()) && park(delivery)) {
+            unbuffered(delivery);
             offsets.done(tp, r.offset());
             return;
         }
-        buffered(delivery);
         scheduler.add(new JobScheduler.Item<>(message.tenant(), cost(message), delivery));
     }
 
@@ -340,13 +403,9 @@ public final class JobConsumer implements AutoCloseable {
         return Double.isFinite(c) ? Math.min(1e6, Math.max(0.01, c)) : 1.0;
     }
 
-    private void buffered(Delivery d) {
-        bufferedPerPartition.computeIfAbsent(d.partition(), k -> new AtomicInteger()).incrementAndGet();
-    }
-
+    /** The delivery left the buffer (taken, dropped or parked): its room in the read-ahead is free again. */
     private void unbuffered(Delivery d) {
-        AtomicInteger n = bufferedPerPartition.get(d.partition());
-        if (n != null) n.decrementAndGet();
+        readAhead.released(d.partition(), d.message().tenant(), d.bytes(), d.enqueuedAt().toEpochMilli());
     }
 
     /** Parks a held tenant's job in Redis; false (keep it buffered) when Redis is unreachable. */
@@ -370,7 +429,7 @@ public final class JobConsumer implements AutoCloseable {
             if (park(d)) {
                 offsets.done(d.partition(), d.offset());
             } else {
-                buffered(d);
+                readAhead.reserveAnyway(d.partition(), d.message().tenant(), d.bytes(), d.enqueuedAt().toEpochMilli());
                 scheduler.add(new JobScheduler.Item<>(d.message().tenant(), cost(d.message()), d));
             }
         }
@@ -389,13 +448,14 @@ public final class JobConsumer implements AutoCloseable {
                 log.info("job at {}@{} will be redelivered", tp, offset);
                 for (Delivery d : scheduler.drainIf(d -> d.partition().equals(tp) && d.offset() > offset)) unbuffered(d);
                 offsets.forgetFrom(tp, offset);
+                readAhead.rewound(tp, offset);
                 consumer.seek(tp, offset);
             }
         }
     }
 
     private void commitAsync() {
-        CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(), owned);
+        CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(readAhead::floor), owned);
         if (sent.offsets().isEmpty()) return;
         // The callback runs on this thread, inside a later poll().
         consumer.commitAsync(sent.offsets(), (o, e) -> {
@@ -408,7 +468,7 @@ public final class JobConsumer implements AutoCloseable {
 
     /** Commits what is finished (and failed commits due again) synchronously; false when it failed. */
     private boolean commitSync(Set<TopicPartition> of, Duration timeout) {
-        CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(), of);
+        CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(readAhead::floor), of);
         if (sent.offsets().isEmpty()) return true;
         try {
             consumer.commitSync(sent.offsets(), timeout);
@@ -453,7 +513,7 @@ public final class JobConsumer implements AutoCloseable {
                 commitSync(ours, Duration.ofSeconds(30));
             }
             offsets.forget(gone);
-            gone.forEach(bufferedPerPartition::remove);
+            readAhead.forget(gone);
             ledger.reset(gone);
             log.info("partitions {} revoked (commit={}); {} buffered jobs handed back", partitions, commit, dropped.size());
         }
@@ -495,6 +555,7 @@ public final class JobConsumer implements AutoCloseable {
             log.warn("final commit failed: {}", e.toString());
         } finally {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            catchUp.close();
         }
     }
 

@@ -138,4 +138,39 @@ class OffsetTrackerTest {
 
         assertThat(t.inFlight()).isEqualTo(7);
     }
+
+    @Test
+    void theFloorOfRecordsReadPastHoldsTheCommitBackUntilItMoves() {
+        OffsetTracker t = new OffsetTracker();
+        t.track(P0, 0);
+        t.seen(P0, 1);   // read past: held back from 1
+        t.track(P0, 2);
+        t.seen(P0, 3);
+        t.done(P0, 0);
+        t.done(P0, 2);
+        long[] floor = {1};
+        assertThat(t.drainCommittable(tp -> floor[0])).containsExactly(Map.entry(P0, new OffsetAndMetadata(1)));
+        assertThat(t.drainCommittable(tp -> floor[0])).as("nothing new").isEmpty();
+        floor[0] = 3; // the catch-up took 1 (tracked again) and moved the hold to 3
+        t.track(P0, 1);
+        assertThat(t.drainCommittable(tp -> floor[0])).isEmpty();
+        t.done(P0, 1);
+        assertThat(t.drainCommittable(tp -> floor[0])).containsExactly(Map.entry(P0, new OffsetAndMetadata(3)));
+        floor[0] = Long.MAX_VALUE; // caught up
+        assertThat(t.drainCommittable(tp -> floor[0])).containsExactly(Map.entry(P0, new OffsetAndMetadata(4)));
+        assertThat(t.position(P0)).isEqualTo(4);
+    }
+
+    @Test
+    void aPartitionWhoseRecordsWereAllReadPastCommitsNoFurtherThanTheFloor() {
+        OffsetTracker t = new OffsetTracker();
+        t.track(P0, 39);
+        t.seen(P0, 40);
+        t.seen(P0, 41);
+        t.done(P0, 39);
+        assertThat(t.drainCommittable(tp -> 40)).containsExactly(Map.entry(P0, new OffsetAndMetadata(40)));
+        assertThat(t.drainCommittable(tp -> 40)).isEmpty();
+        t.forgetFrom(P0, 40);
+        assertThat(t.position(P0)).isEqualTo(40);
+    }
 }

@@ -21,12 +21,25 @@ public final class FarmSignalSource implements SignalSource {
     private final IngestQpsReader qps;
     private final int qpsSeconds;
     private final AutoCloseable resources;
+    private final com.fairpix.core.kafka.TenantPlacement placement;
+    private final java.util.function.ToDoubleFunction<String> rateOf;
 
     /**
      * @param qpsSeconds complete seconds QPS is averaged over (usually the evaluation period)
      * @param resources  closed with this source (the Redis client)
      */
     public FarmSignalSource(KafkaLagReader lag, IngestQpsReader qps, int qpsSeconds, AutoCloseable resources) {
+        this(lag, qps, qpsSeconds, resources, new com.fairpix.core.kafka.TenantPlacement(0), t -> 0);
+    }
+
+    /**
+     * @param placement which partitions carry a tenant's jobs, to attribute lag to tenants
+     * @param rateOf    a tenant's admission rate, tokens/s (its placement width depends on it)
+     */
+    public FarmSignalSource(KafkaLagReader lag, IngestQpsReader qps, int qpsSeconds, AutoCloseable resources,
+                            com.fairpix.core.kafka.TenantPlacement placement, java.util.function.ToDoubleFunction<String> rateOf) {
+        this.placement = placement;
+        this.rateOf = rateOf;
         this.lag = lag;
         this.qps = qps;
         this.qpsSeconds = qpsSeconds;
@@ -47,7 +60,9 @@ public final class FarmSignalSource implements SignalSource {
                     known = List.of(); // the per-tenant view is informative only; never fail the reading for it
                 }
                 for (String t : known) {
-                    long l = byPartition.getOrDefault(KafkaLagReader.partitionOf(t, byPartition.size()), 0L);
+                    // The lag of the partitions the tenant's jobs go to (shared with other tenants: informative only).
+                    long l = 0;
+                    for (int p : placement.partitions(t, rateOf(t), byPartition.size())) l += byPartition.getOrDefault(p, 0L);
                     if (l > 0) tenants.put(t, l);
                 }
             }
@@ -59,6 +74,14 @@ public final class FarmSignalSource implements SignalSource {
             Throwable cause = e.getCause() != null && e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
             log.warn("signal reading for pool {} failed: {}", pool, cause.toString());
             return PoolSignals.failed(pool, now, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        }
+    }
+
+    private double rateOf(String tenant) {
+        try {
+            return rateOf.applyAsDouble(tenant);
+        } catch (RuntimeException e) {
+            return 0; // unknown: its home partition alone
         }
     }
 

@@ -81,14 +81,6 @@ public final class KafkaLagReader implements AutoCloseable {
         return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /**
-     * The partition the default partitioner sends a tenant's jobs to (murmur2 of the key, as
-     * {@code BuiltInPartitioner.partitionForKey} does). Used only to attribute backlog to tenants.
-     */
-    public static int partitionOf(String tenant, int partitions) {
-        return Utils.toPositive(Utils.murmur2(tenant.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % partitions;
-    }
-
     @Override
     public void close() {
         admin.close(Duration.ofSeconds(2));
