@@ -94,7 +94,9 @@ class QueueScenariosIT {
         String tenant = Farm.tenantOnPartition("it-spin", 5, partitions);
         String key = client.createTenant(tenant, Map.of());
         List<String> jobs = submit(key, Farm.smallJpeg(320, 240, 5), 400);
-        workers.add(Worker.start(config.with(Setting.WORKER_THREADS, "1").with(Setting.WORKER_PARTITION_BUFFER, "2"), -1));
+        // Partitions pause only with the per-partition read-ahead: the tenant read-ahead reads past instead.
+        workers.add(Worker.start(config.with(Setting.WORKER_THREADS, "1").with(Setting.WORKER_READ_AHEAD, "partition")
+                .with(Setting.WORKER_PARTITION_BUFFER, "2"), -1));
         client.awaitTerminal(key, jobs.getFirst(), Duration.ofSeconds(60));
 
         java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** A real {@code fairpix worker} process (the packaged jar), for kill and restart tests. */
@@ -18,6 +19,11 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     static WorkerProcess start(String pool, int threads) throws IOException {
+        return start(pool, threads, Map.of());
+    }
+
+    /** @param env extra environment (FAIRPIX_* settings) */
+    static WorkerProcess start(String pool, int threads, Map<String, String> env) throws IOException {
         String jar = System.getProperty("fairpix.jar");
         if (jar == null || !new File(jar).isFile()) throw new IllegalStateException("fairpix.jar not built: " + jar);
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -26,6 +32,7 @@ final class WorkerProcess implements AutoCloseable {
                 "-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
+        pb.environment().putAll(env);
         return new WorkerProcess(pb.start(), log);
     }
 
@@ -60,6 +67,35 @@ final class WorkerProcess implements AutoCloseable {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** The worker's HTTP port, from its start-up log line; -1 before it logged it. */
+    int httpPort() {
+        try {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("HTTP on port (\\d+)").matcher(Files.readString(log));
+            return m.find() ? Integer.parseInt(m.group(1)) : -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The sum of every sample of a metric family on the worker's /metrics whose labels contain
+     * {@code labelMatch} (e.g. {@code tenant="t1"}); 0 when none.
+     */
+    double metric(String name, String labelMatch) throws IOException, InterruptedException {
+        int port = httpPort();
+        if (port < 0) throw new IllegalStateException("worker has no HTTP port yet:\n" + logTail());
+        String body = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        double sum = 0;
+        for (String line : body.split("\n")) {
+            if (line.startsWith(name + "{") && line.contains(labelMatch) || line.startsWith(name + " ") && labelMatch.isEmpty()) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
     }
 
     String logTail() {

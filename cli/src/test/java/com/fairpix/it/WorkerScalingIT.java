@@ -38,7 +38,8 @@ class WorkerScalingIT {
 
     @BeforeAll
     static void start() {
-        config = Farm.config().with(Setting.WORKER_POOL, "gpu");
+        // Q6 watches each partition through a tenant of its own: every tenant on its home partition only.
+        config = Farm.config().with(Setting.WORKER_POOL, "gpu").with(Setting.TENANT_PARTITION_RATE, "0");
         partitions = config.integer(Setting.JOB_PARTITIONS);
         ingest = IngestApi.start(config);
         client = new Farm.Client(ingest.port());

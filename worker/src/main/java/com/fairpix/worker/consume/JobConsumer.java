@@ -359,6 +359,7 @@ public final class JobConsumer implements AutoCloseable {
                 return;
             }
             readAhead.advanced(tp, c.tenant(), result.next(), result.nextTimestamp(), result.taken(), result.caughtUp());
+            log.debug("caught up tenant {} on {} from {} (read position {}, room {}): {}", c.tenant(), tp, c.from(), offsets.position(tp), c.room(), result);
         }
     }
 
