@@ -52,6 +52,8 @@ public final class JobConsumer implements AutoCloseable {
     private static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
     /** Between polls while a partition is paused: what a new job may wait extra before it is seen. */
     private static final long PAUSED_POLL_INTERVAL_NANOS = 1_000_000;
+    /** The poll timeout while a tenant is held back (its catch-ups run between polls). */
+    private static final Duration HOLDING_POLL_TIMEOUT = Duration.ofMillis(5);
     /** Between polls while every partition is paused (buffer full, a dependency down, stopping). */
     private static final long ALL_PAUSED_POLL_INTERVAL_NANOS = 10_000_000;
 
@@ -278,7 +280,10 @@ public final class JobConsumer implements AutoCloseable {
                 // timeout (KAFKA-21084, open), which took a third of a 2-core worker's CPU in the fairness
                 // bench. So while anything is paused, poll without waiting and sleep briefly between polls.
                 boolean spinProne = !paused.isEmpty();
-                ConsumerRecords<String, byte[]> records = consumer.poll(spinProne ? Duration.ZERO : Duration.ofMillis(100));
+                // While a tenant is held back, poll briefly: its catch-up runs between polls, and a tenant whose
+                // buffer runs dry must not wait out a long poll for its next jobs.
+                Duration timeout = spinProne ? Duration.ZERO : readAhead.holding() ? HOLDING_POLL_TIMEOUT : Duration.ofMillis(100);
+                ConsumerRecords<String, byte[]> records = consumer.poll(timeout);
                 healthy = true;
                 for (ConsumerRecord<String, byte[]> r : records) offer(r);
                 catchUp(paused);

@@ -180,11 +180,12 @@ public final class ReadAhead {
 
     /**
      * Held-back tenants to fetch again now: those whose buffer is down to half its limit, while the
-     * worker has room; the emptiest tenants first, then the oldest waiting.
+     * worker has room, one hold per tenant (its oldest: a tenant spread over partitions is caught up
+     * oldest first, and room is not promised twice); the emptiest tenants first, then the oldest waiting.
      */
     public synchronized List<CatchUp> due() {
         if (mode == Mode.PARTITION || records >= limits.totalRecords()) return List.of();
-        List<CatchUp> out = new ArrayList<>();
+        Map<String, CatchUp> oldest = new HashMap<>();
         int lowWater = limits.tenantRecords() / 2;
         for (var p : holds.entrySet()) {
             for (var t : p.getValue().entrySet()) {
@@ -192,13 +193,20 @@ public final class ReadAhead {
                 int held = u == null ? 0 : u.records;
                 if (held > lowWater) continue;
                 int room = Math.min(limits.tenantRecords() - held, limits.totalRecords() - records);
-                out.add(new CatchUp(p.getKey(), t.getKey(), t.getValue().from, t.getValue().fromTimestamp, room));
+                CatchUp c = new CatchUp(p.getKey(), t.getKey(), t.getValue().from, t.getValue().fromTimestamp, room);
+                oldest.merge(t.getKey(), c, (a, b) -> a.fromTimestamp() <= b.fromTimestamp() ? a : b);
             }
         }
+        List<CatchUp> out = new ArrayList<>(oldest.values());
         Map<String, Integer> held = new HashMap<>();
         tenants.forEach((t, u) -> held.put(t, u.records));
         out.sort(Comparator.<CatchUp>comparingInt(c -> held.getOrDefault(c.tenant(), 0)).thenComparingLong(CatchUp::fromTimestamp));
         return out;
+    }
+
+    /** True while some tenant is held back on some partition. */
+    public synchronized boolean holding() {
+        return !holds.isEmpty();
     }
 
     /**

@@ -70,6 +70,22 @@ class ReadAheadTest {
     }
 
     @Test
+    void aTenantHeldBackOnSeveralPartitionsIsDueOnceForItsOldestHold() {
+        ReadAhead ra = tenantMode(2, 100);
+        ra.offer(P0, 0, "a", 1, 100);
+        ra.offer(P0, 1, "a", 1, 101);
+        ra.offer(P1, 7, "a", 1, 90);   // held on P1 since 90
+        ra.offer(P0, 2, "a", 1, 102);  // held on P0 since 102
+        assertThat(ra.holding()).isTrue();
+        ra.released(P0, "a", 1, 100);
+        assertThat(ra.due()).containsExactly(new ReadAhead.CatchUp(P1, "a", 7, 90, 1));
+        ra.advanced(P1, "a", 8, -1, 1, true);
+        assertThat(ra.due()).extracting(ReadAhead.CatchUp::partition).containsExactly(P0);
+        ra.advanced(P0, "a", 3, -1, 0, true);
+        assertThat(ra.holding()).isFalse();
+    }
+
+    @Test
     void aRecordLargerThanTheByteLimitStillGoesThroughAlone() {
         ReadAhead ra = new ReadAhead(ReadAhead.Mode.TENANT, new ReadAhead.Limits(4, 1_000, 100, 10_000, 32));
         assertThat(ra.offer(P0, 0, "a", 5_000, 0)).isEqualTo(Verdict.BUFFER);
