@@ -39,7 +39,8 @@ class BrokerRestartIT {
         try (IngestApi ingest = IngestApi.start(config)) {
             Farm.Client client = new Farm.Client(ingest.port());
             String noisy = Farm.tenantId("it-restart-noisy");
-            String quiet = IsolationIT.sharingHomeWith(noisy, "it-restart-quiet");
+            int partitions = config.integer(Setting.JOB_PARTITIONS);
+            String quiet = Farm.tenantOnPartition("it-restart-quiet", com.fairpix.core.kafka.TenantPlacement.home(noisy, partitions), partitions);
             String noisyKey = client.createTenant(noisy, Map.of());
             String quietKey = client.createTenant(quiet, Map.of());
             // A backlog first, so that the worker holds flood jobs back when the broker goes.
