@@ -49,7 +49,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
-    private static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
     /** Between polls while a partition is paused: what a new job may wait extra before it is seen. */
     private static final long PAUSED_POLL_INTERVAL_NANOS = 1_000_000;
     /** The poll timeout while a tenant is held back (its catch-ups run between polls). */
@@ -79,7 +78,6 @@ public final class JobConsumer implements AutoCloseable {
     private final HeldJobs heldJobs;
     private final Listener listener;
     private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
-    private final CostModel costs = new CostModel();
     private final int sharedThreads;
     private final int reservedThreads;
     private final int sharedNice;
@@ -92,10 +90,9 @@ public final class JobConsumer implements AutoCloseable {
     private volatile java.util.function.Consumer<String> onReadPast = t -> {};
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
     private final Map<TopicPartition, Long> lastRevokedMillis = new ConcurrentHashMap<>();
-    private final AtomicInteger running = new AtomicInteger();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final ScheduledThreadPoolExecutor retries = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("fairpix-retry").unstarted(r));
-    private final List<Thread> processors = new ArrayList<>();
+    private volatile ProcessingThreads processors;
     private volatile boolean stopping;
     private volatile boolean closing;
     private volatile boolean healthy;
@@ -141,25 +138,16 @@ public final class JobConsumer implements AutoCloseable {
     public void start() {
         // Threads inherit their creator's nice value: start the retry timer here, not lazily from a shared thread.
         retries.prestartAllCoreThreads();
-        for (int i = 0; i < sharedThreads; i++) {
-            processors.add(Thread.ofPlatform().name("fairpix-shared-" + i).start(() -> {
-                try {
-                    if (sharedNice > 0) CpuPriority.lowerCurrentThread(sharedNice);
-                } catch (Throwable e) { // a missing native part must not cost the worker its thread
-                    log.warn("processing thread keeps normal CPU priority: {}", e.toString());
-                }
-                processLoop(JobScheduler.Slot.SHARED);
-            }));
-        }
-        for (int i = 0; i < reservedThreads; i++) {
-            processors.add(Thread.ofPlatform().name("fairpix-reserved-" + i).start(() -> processLoop(JobScheduler.Slot.RESERVED)));
-        }
+        processors = new ProcessingThreads(scheduler, runner::run, held, new ToPollLoop(), listener, () -> dependencyDown.getAsBoolean(),
+                sharedThreads, reservedThreads, sharedNice);
+        processors.start();
         Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
     }
 
-    /** True while the poll loop runs without errors (readiness). */
+    /** True while the poll loop runs without errors and every processing thread is alive (readiness). */
     public boolean healthy() {
-        return healthy && !stopping;
+        ProcessingThreads p = processors;
+        return healthy && !stopping && (p == null || p.alive() == sharedThreads + reservedThreads);
     }
 
     /** Partitions this worker owns now. */
@@ -188,70 +176,30 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     public int running() {
-        return running.get();
+        return processors == null ? 0 : processors.running();
     }
 
-    private void processLoop(JobScheduler.Slot slot) {
-        while (!stopping) {
-            JobScheduler.Item<Delivery> item;
-            try {
-                if (dependencyDown.getAsBoolean()) {
-                    Thread.sleep(200);
-                    continue;
-                }
-                item = scheduler.take(200, TimeUnit.MILLISECONDS, slot);
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (item == null) continue;
-            Delivery d = item.payload();
+    /** What the processing threads report, queued for the poll thread (which alone touches the consumer). */
+    private final class ToPollLoop implements ProcessingThreads.Sink {
+        @Override
+        public void taken(Delivery d) {
             unbuffered(d);
-            if (stopping) {
-                // Shutting down: hand the job back (uncommitted) instead of starting it.
-                scheduler.finished(item, 0);
-                continue;
-            }
-            if (held.test(d.message().tenant()) && park(d)) {
-                scheduler.finished(item, 0);
-                completions.add(new Completion(d.partition(), d.offset(), true));
-                continue;
-            }
-            running.incrementAndGet();
-            long started = System.nanoTime();
-            long cpuStarted = cpuNanos();
-            JobRunner.Outcome outcome = new JobRunner.Outcome.Redeliver();
-            try {
-                outcome = runner.run(d.message(), d.attempt(), d.enqueuedAt());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException | Error e) {
-                // The thread survives an Error too (an OOM in one job): the job is redelivered, and its
-                // attempts are counted by the runner.
-                log.error("job {} crashed the runner; it will be redelivered", d.message().jobId(), e);
-            } finally {
-                running.decrementAndGet();
-                double seconds = (System.nanoTime() - started) / 1e9;
-                // Only a job that ran says what its cost was; a skipped one (cancelled, already done) took no work.
-                // Its cost is the thread's CPU time (OpenCV runs on this thread): wall time would charge a job for
-                // sharing the cores, as one on the reserved thread always does, and for waiting on memory or I/O.
-                boolean ran = outcome instanceof JobRunner.Outcome.Finished f && f.processed();
-                long cpu = cpuNanos();
-                double measured = cpu >= 0 && cpuStarted >= 0 ? (cpu - cpuStarted) / 1e9 : seconds;
-                scheduler.finished(item, ran ? costs.correction(item.cost(), measured) : 0);
-                if (ran) listener.finished(item.tenant(), item.cost(), seconds);
-                switch (outcome) {
-                    case JobRunner.Outcome.Finished f -> completions.add(new Completion(d.partition(), d.offset(), true));
-                    case JobRunner.Outcome.Redeliver r -> completions.add(new Completion(d.partition(), d.offset(), false));
-                    case JobRunner.Outcome.RetryAfter r -> retryLater(item, r.delay(), r.countsAsAttempt());
-                }
-            }
         }
-    }
 
-    /** This thread's CPU time, ns; -1 where the JVM cannot tell (then wall time is used). */
-    private static long cpuNanos() {
-        return THREAD_CPU.isCurrentThreadCpuTimeSupported() ? THREAD_CPU.getCurrentThreadCpuTime() : -1;
+        @Override
+        public boolean park(Delivery d) {
+            return JobConsumer.this.park(d);
+        }
+
+        @Override
+        public void completed(Delivery d, boolean commit) {
+            completions.add(new Completion(d.partition(), d.offset(), commit));
+        }
+
+        @Override
+        public void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {
+            JobConsumer.this.retryLater(item, delay, countsAsAttempt);
+        }
     }
 
     private void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {
@@ -534,14 +482,7 @@ public final class JobConsumer implements AutoCloseable {
         stopping = true;
         retries.shutdownNow();
         long until = System.nanoTime() + deadline.toNanos();
-        for (Thread t : processors) {
-            try {
-                t.join(Math.max(1, (until - System.nanoTime()) / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        for (Thread t : processors) t.interrupt();
+        if (processors != null) processors.stop(until);
         closing = true;
         try {
             if (!stopped.await(Math.max(1, (until - System.nanoTime()) / 1_000_000) + 5_000, TimeUnit.MILLISECONDS)) {

@@ -1,0 +1,125 @@
+package com.fairpix.worker.consume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fairpix.core.job.JobMessage;
+import com.fairpix.core.job.JobSpec;
+import com.fairpix.worker.JobRunner;
+import com.fairpix.worker.schedule.FifoScheduler;
+import com.fairpix.worker.schedule.JobScheduler;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class ProcessingThreadsTest {
+    private static final TopicPartition P0 = new TopicPartition("jobs", 0);
+    private static final JobSpec SPEC = JobSpec.parse("{\"variants\":{\"t\":[{\"op\":\"encode\",\"format\":\"jpeg\"}]}}");
+
+    /** What the threads reported, in order. */
+    static final class Recorder implements ProcessingThreads.Sink {
+        final List<String> events = new CopyOnWriteArrayList<>();
+        boolean parks = true;
+
+        @Override
+        public void taken(JobConsumer.Delivery d) {
+            events.add("taken " + d.offset());
+        }
+
+        @Override
+        public boolean park(JobConsumer.Delivery d) {
+            events.add("park " + d.offset());
+            return parks;
+        }
+
+        @Override
+        public void completed(JobConsumer.Delivery d, boolean commit) {
+            events.add((commit ? "commit " : "redeliver ") + d.offset());
+        }
+
+        @Override
+        public void retryLater(JobScheduler.Item<JobConsumer.Delivery> item, Duration delay, boolean countsAsAttempt) {
+            events.add("retry " + item.payload().offset() + " in " + delay.toMillis() + " ms" + (countsAsAttempt ? "" : " (no attempt)"));
+        }
+    }
+
+    private static JobScheduler.Item<JobConsumer.Delivery> item(String tenant, long offset) {
+        JobMessage m = new JobMessage(JobMessage.SCHEMA_VERSION, "job-" + offset, tenant, "cpu",
+                new com.fairpix.core.job.JobRecord.Original("k", "jpeg", 1, "0", 1, 1), SPEC, 1.0, Instant.EPOCH);
+        return new JobScheduler.Item<>(tenant, 1.0, new JobConsumer.Delivery(P0, offset, m, 1, Instant.EPOCH, 100));
+    }
+
+    private static ProcessingThreads threads(ProcessingThreads.Runner runner, Predicate<String> held, Recorder sink, List<String> served) {
+        return new ProcessingThreads(new FifoScheduler<>(), runner, held, sink, (tenant, cost, seconds) -> served.add(tenant), () -> false, 1, 0, 0);
+    }
+
+    @Test
+    void eachOutcomeIsReportedAndOnlyJobsThatRanAreChargedToTheirTenant() {
+        Recorder sink = new Recorder();
+        List<String> served = new CopyOnWriteArrayList<>();
+        ProcessingThreads p = threads((m, attempt, at) -> switch (m.jobId()) {
+            case "job-1" -> new JobRunner.Outcome.Finished(true);
+            case "job-2" -> new JobRunner.Outcome.Finished(false);
+            case "job-3" -> new JobRunner.Outcome.RetryAfter(Duration.ofMillis(500), false);
+            default -> new JobRunner.Outcome.Redeliver();
+        }, t -> false, sink, served);
+        for (long o = 1; o <= 4; o++) assertThat(p.runOne(item("a", o))).isTrue();
+        assertThat(sink.events).containsExactly("taken 1", "commit 1", "taken 2", "commit 2", "taken 3", "retry 3 in 500 ms (no attempt)",
+                "taken 4", "redeliver 4");
+        assertThat(served).as("the skipped job (2) and the ones that did not finish are not service").containsExactly("a");
+        assertThat(p.running()).isZero();
+    }
+
+    @Test
+    void aJobThatThrowsAnErrorIsRedeliveredAndTheThreadGoesOn() throws Exception {
+        Recorder sink = new Recorder();
+        FifoScheduler<JobConsumer.Delivery> scheduler = new FifoScheduler<>();
+        ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at) -> {
+            if (m.jobId().equals("job-1")) throw new OutOfMemoryError("test: a job too large for the heap");
+            if (m.jobId().equals("job-2")) throw new IllegalStateException("test: a bug");
+            return new JobRunner.Outcome.Finished(true);
+        }, t -> false, sink, (t, c, s) -> {}, () -> false, 1, 0, 0);
+        p.start();
+        try {
+            for (long o = 1; o <= 3; o++) scheduler.add(item("a", o));
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!sink.events.contains("commit 3") && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(sink.events).containsSubsequence("redeliver 1", "redeliver 2", "commit 3");
+            assertThat(p.alive()).as("the one processing thread survived both").isEqualTo(1);
+        } finally {
+            p.stop(System.nanoTime() + 1_000_000_000L);
+        }
+    }
+
+    @Test
+    void aHeldTenantsJobIsParkedAndCommittedWithoutRunningUnlessParkingFails() {
+        Recorder sink = new Recorder();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        ProcessingThreads p = threads((m, attempt, at) -> {
+            ran.add(m.jobId());
+            return new JobRunner.Outcome.Finished(true);
+        }, t -> t.equals("suspended"), sink, new CopyOnWriteArrayList<>());
+        p.runOne(item("suspended", 1));
+        sink.parks = false; // Redis away: the job runs rather than being dropped
+        p.runOne(item("suspended", 2));
+        assertThat(sink.events).containsExactly("taken 1", "park 1", "commit 1", "taken 2", "park 2", "commit 2");
+        assertThat(ran).containsExactly("job-2");
+    }
+
+    @Test
+    void aStoppingWorkerHandsATakenJobBackUncommitted() {
+        Recorder sink = new Recorder();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        ProcessingThreads p = threads((m, attempt, at) -> {
+            ran.add(m.jobId());
+            return new JobRunner.Outcome.Finished(true);
+        }, t -> false, sink, new CopyOnWriteArrayList<>());
+        p.stop(System.nanoTime());
+        p.runOne(item("a", 1));
+        assertThat(sink.events).containsExactly("taken 1");
+        assertThat(ran).isEmpty();
+    }
+}
