@@ -63,6 +63,9 @@ public final class JobConsumer implements AutoCloseable {
 
     private record Completion(TopicPartition partition, long offset, boolean commit) {}
 
+    /** What the catch-up thread fetched for one hold. */
+    private record CaughtUp(ReadAhead.CatchUp plan, List<ConsumerRecord<String, byte[]>> records, CatchUp.Result result) {}
+
     /** Hears about every finished attempt (metrics, fairness accounting). */
     public interface Listener {
         /** @param seconds processing time; @param estimatedCost cost units */
@@ -87,6 +90,10 @@ public final class JobConsumer implements AutoCloseable {
     /** Commits sent and failed; poll thread only. */
     private final CommitLedger ledger = new CommitLedger();
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<CaughtUp> caughtUp = new ConcurrentLinkedQueue<>();
+    /** Each owned partition's read position, for the catch-up thread. */
+    private final Map<TopicPartition, Long> readPositions = new ConcurrentHashMap<>();
+    private Thread catchUpThread;
     private volatile java.util.function.Consumer<String> onReadPast = t -> {};
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
     private final Map<TopicPartition, Long> lastRevokedMillis = new ConcurrentHashMap<>();
@@ -142,6 +149,7 @@ public final class JobConsumer implements AutoCloseable {
                 sharedThreads, reservedThreads, sharedNice);
         processors.start();
         Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
+        catchUpThread = Thread.ofPlatform().name("fairpix-catch-up").start(this::catchUpLoop);
     }
 
     /** True while the poll loop runs without errors and every processing thread is alive (readiness). */
@@ -234,7 +242,8 @@ public final class JobConsumer implements AutoCloseable {
                 ConsumerRecords<String, byte[]> records = consumer.poll(timeout);
                 healthy = true;
                 for (ConsumerRecord<String, byte[]> r : records) offer(r);
-                catchUp(paused);
+                publishPositions();
+                applyCatchUps();
                 if (spinProne && records.isEmpty()) {
                     // With every partition paused no record can come; only our own resume can change that.
                     boolean allPaused = paused.containsAll(consumer.assignment());
@@ -289,31 +298,79 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     /**
-     * Fetches records of held-back tenants that have room again, the emptiest first, for at most
-     * about 20 ms per loop so that polling goes on.
+     * The catch-up thread: fetches the records of held-back tenants that have room again (the
+     * emptiest first) with its own consumer, so the main poll is never held up by a fetch, and
+     * queues them for the poll thread, which alone tracks offsets and moves holds.
      */
-    private void catchUp(Set<TopicPartition> paused) {
-        if (stopping || dependencyDown.getAsBoolean()) return;
-        long until = System.nanoTime() + 20_000_000L;
-        for (ReadAhead.CatchUp c : readAhead.due()) {
-            if (System.nanoTime() > until) break;
-            TopicPartition tp = c.partition();
-            if (!owned.contains(tp) || paused.contains(tp)) continue;
-            CatchUp.Result result;
-            try {
-                result = catchUp.run(tp, c.tenant(), c.from(), offsets.position(tp), r -> {
-                    int bytes = r.value() == null ? 0 : r.value().length;
-                    if (!readAhead.tryReserve(tp, c.tenant(), bytes, r.timestamp())) return false;
-                    accept(r);
-                    return true;
-                });
-            } catch (RuntimeException e) {
-                log.warn("catching up tenant {} on {} from {} failed, will retry: {}", c.tenant(), tp, c.from(), e.toString());
-                return;
+    private void catchUpLoop() {
+        try {
+            while (!closing) {
+                if (stopping || dependencyDown.getAsBoolean()) {
+                    Thread.sleep(50);
+                    continue;
+                }
+                for (ReadAhead.CatchUp c : readAhead.claimDue(100_000_000L)) caughtUp.add(fetchAgain(c));
             }
-            readAhead.advanced(tp, c.tenant(), result.next(), result.nextTimestamp(), result.taken(), result.caughtUp());
-            log.debug("caught up tenant {} on {} from {} (read position {}, room {}): {}", c.tenant(), tp, c.from(), offsets.position(tp), c.room(), result);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            catchUp.close();
         }
+    }
+
+    private CaughtUp fetchAgain(ReadAhead.CatchUp c) throws InterruptedException {
+        TopicPartition tp = c.partition();
+        Long until = readPositions.get(tp);
+        List<ConsumerRecord<String, byte[]>> taken = new ArrayList<>();
+        if (until == null || !owned.contains(tp)) return new CaughtUp(c, taken, new CatchUp.Result(c.from(), -1, 0, false));
+        try {
+            CatchUp.Result result = catchUp.run(tp, c.tenant(), c.from(), until, r -> {
+                if (!readAhead.tryReserve(tp, c.tenant(), size(r), r.timestamp())) return false;
+                taken.add(r);
+                return true;
+            });
+            return new CaughtUp(c, taken, result);
+        } catch (RuntimeException e) {
+            log.warn("catching up tenant {} on {} from {} failed, will retry: {}", c.tenant(), tp, c.from(), e.toString());
+            Thread.sleep(200);
+            for (ConsumerRecord<String, byte[]> r : taken) readAhead.released(tp, c.tenant(), size(r), r.timestamp());
+            return new CaughtUp(c, List.of(), new CatchUp.Result(c.from(), -1, 0, false));
+        }
+    }
+
+    /**
+     * Poll thread: buffers what the catch-up thread fetched, then moves the holds (in this order, so
+     * no commit passes a record that is neither tracked nor held back). A catch-up planned before a
+     * rewind or revoke of its partition is dropped.
+     */
+    private void applyCatchUps() {
+        for (CaughtUp c; (c = caughtUp.poll()) != null; ) {
+            ReadAhead.CatchUp plan = c.plan();
+            TopicPartition tp = plan.partition();
+            if (!owned.contains(tp) || readAhead.generation(tp) != plan.generation()) {
+                for (ConsumerRecord<String, byte[]> r : c.records()) readAhead.released(tp, plan.tenant(), size(r), r.timestamp());
+                readAhead.advanced(tp, plan.tenant(), plan.generation(), plan.from(), -1, 0, false);
+                continue;
+            }
+            for (ConsumerRecord<String, byte[]> r : c.records()) accept(r);
+            CatchUp.Result result = c.result();
+            // The main cursor may have read on since the fetch: caught up only as far as it has read now.
+            boolean caughtUpNow = result.caughtUp() && result.next() >= offsets.position(tp);
+            readAhead.advanced(tp, plan.tenant(), plan.generation(), result.next(), result.nextTimestamp(), result.taken(), caughtUpNow);
+            log.debug("caught up tenant {} on {} from {} (room {}): {}", plan.tenant(), tp, plan.from(), plan.room(), result);
+        }
+    }
+
+    /** Publishes each partition's read position to the catch-up thread (the end of its fetches). */
+    private void publishPositions() {
+        for (TopicPartition tp : owned) {
+            long p = offsets.position(tp);
+            if (p >= 0) readPositions.put(tp, p);
+        }
+    }
+
+    private static int size(ConsumerRecord<String, byte[]> r) {
+        return r.value() == null ? 0 : r.value().length;
     }
 
     private void accept(ConsumerRecord<String, byte[]> r) {
@@ -468,6 +525,7 @@ public final class JobConsumer implements AutoCloseable {
             }
             offsets.forget(gone);
             readAhead.forget(gone);
+            gone.forEach(readPositions::remove);
             ledger.reset(gone);
             log.info("partitions {} revoked (commit={}); {} buffered jobs handed back", partitions, commit, dropped.size());
         }
@@ -484,6 +542,7 @@ public final class JobConsumer implements AutoCloseable {
         long until = System.nanoTime() + deadline.toNanos();
         if (processors != null) processors.stop(until);
         closing = true;
+        if (catchUpThread != null) catchUpThread.interrupt();
         try {
             if (!stopped.await(Math.max(1, (until - System.nanoTime()) / 1_000_000) + 5_000, TimeUnit.MILLISECONDS)) {
                 consumer.wakeup();
@@ -502,7 +561,6 @@ public final class JobConsumer implements AutoCloseable {
             log.warn("final commit failed: {}", e.toString());
         } finally {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-            catchUp.close();
         }
     }
 

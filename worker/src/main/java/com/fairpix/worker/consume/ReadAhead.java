@@ -63,14 +63,17 @@ public final class ReadAhead {
      * @param from          the first of its records there not yet fetched again
      * @param fromTimestamp that record's timestamp, epoch ms (the age of the tenant's oldest waiting job there)
      * @param room          records it may take now
+     * @param generation    the partition's generation when planned: a rewind or revoke since voids the catch-up
      */
-    public record CatchUp(TopicPartition partition, String tenant, long from, long fromTimestamp, int room) {}
+    public record CatchUp(TopicPartition partition, String tenant, long from, long fromTimestamp, int room, long generation) {}
 
     private static final class Hold {
         long from;
         long fromTimestamp;
         /** Records read past and not fetched again (for metrics). */
         long count;
+        /** A catch-up of this hold is under way: it is not planned again until {@link #advanced}. */
+        boolean claimed;
 
         Hold(long from, long fromTimestamp) {
             this.from = from;
@@ -90,6 +93,8 @@ public final class ReadAhead {
     private final Map<String, Usage> tenants = new HashMap<>();
     private final Map<TopicPartition, Integer> partitions = new HashMap<>();
     private final Map<TopicPartition, Map<String, Hold>> holds = new HashMap<>();
+    /** Bumped by every rewind and revoke of a partition. */
+    private final Map<TopicPartition, Long> generations = new HashMap<>();
     private int records;
     private long bytes;
 
@@ -169,6 +174,7 @@ public final class ReadAhead {
     public synchronized void released(TopicPartition tp, String tenant, int size, long timestamp) {
         Usage u = tenants.get(tenant);
         if (u == null) return;
+        if (!holds.isEmpty()) notifyAll(); // a catch-up may be due now
         u.records--;
         u.bytes -= size;
         u.timestamps.computeIfPresent(timestamp, (k, n) -> n > 1 ? n - 1 : null);
@@ -191,9 +197,10 @@ public final class ReadAhead {
             for (var t : p.getValue().entrySet()) {
                 Usage u = tenants.get(t.getKey());
                 int held = u == null ? 0 : u.records;
-                if (held > lowWater) continue;
+                if (held > lowWater || t.getValue().claimed) continue;
                 int room = Math.min(limits.tenantRecords() - held, limits.totalRecords() - records);
-                CatchUp c = new CatchUp(p.getKey(), t.getKey(), t.getValue().from, t.getValue().fromTimestamp, room);
+                CatchUp c = new CatchUp(p.getKey(), t.getKey(), t.getValue().from, t.getValue().fromTimestamp, room,
+                        generations.getOrDefault(p.getKey(), 0L));
                 oldest.merge(t.getKey(), c, (a, b) -> a.fromTimestamp() <= b.fromTimestamp() ? a : b);
             }
         }
@@ -204,6 +211,23 @@ public final class ReadAhead {
         return out;
     }
 
+    /**
+     * {@link #due()}, each hold returned claimed, waiting up to {@code timeoutNanos} for one to be
+     * due (a release wakes the wait). A claimed hold is planned again only after {@link #advanced}.
+     */
+    public synchronized List<CatchUp> claimDue(long timeoutNanos) throws InterruptedException {
+        long until = System.nanoTime() + timeoutNanos;
+        List<CatchUp> due = due();
+        while (due.isEmpty()) {
+            long left = until - System.nanoTime();
+            if (left <= 0) return due;
+            wait(Math.max(1, left / 1_000_000));
+            due = due();
+        }
+        for (CatchUp c : due) holds.get(c.partition()).get(c.tenant()).claimed = true;
+        return due;
+    }
+
     /** True while some tenant is held back on some partition. */
     public synchronized boolean holding() {
         return !holds.isEmpty();
@@ -211,25 +235,36 @@ public final class ReadAhead {
 
     /**
      * A catch-up fetched the tenant's records up to {@code next}: the hold moves there, or ends when
-     * {@code caughtUp} (the fetch reached the main cursor's read position).
+     * {@code caughtUp} (the fetch reached the main cursor's read position), and is no longer claimed.
      *
+     * @param generation    the partition's generation the catch-up was planned in
      * @param taken         records it took (buffered)
      * @param nextTimestamp timestamp of the record at {@code next}, epoch ms, or -1 when unknown
+     * @return false when the partition was rewound or revoked since: the caller drops what it fetched
      */
-    public synchronized void advanced(TopicPartition tp, String tenant, long next, long nextTimestamp, int taken, boolean caughtUp) {
+    public synchronized boolean advanced(TopicPartition tp, String tenant, long generation, long next, long nextTimestamp,
+                                         int taken, boolean caughtUp) {
         Map<String, Hold> held = holds.get(tp);
         Hold h = held == null ? null : held.get(tenant);
-        if (h == null) return;
+        if (h != null) h.claimed = false;
+        if (generations.getOrDefault(tp, 0L) != generation) return false;
+        if (h == null) return true;
         if (caughtUp) {
             held.remove(tenant);
             if (held.isEmpty()) holds.remove(tp);
-            return;
+            return true;
         }
         if (next > h.from) {
             h.from = next;
             if (nextTimestamp >= 0) h.fromTimestamp = nextTimestamp;
         }
         h.count = Math.max(0, h.count - taken);
+        return true;
+    }
+
+    /** The partition's generation: bumped by every rewind and revoke. */
+    public synchronized long generation(TopicPartition tp) {
+        return generations.getOrDefault(tp, 0L);
     }
 
     /** The first offset of {@code tp} held back for any tenant: no commit may pass it. Long.MAX_VALUE if none. */
@@ -246,6 +281,7 @@ public final class ReadAhead {
      * start there or later end, since the main cursor reads those records again.
      */
     public synchronized void rewound(TopicPartition tp, long offset) {
+        generations.merge(tp, 1L, Long::sum);
         Map<String, Hold> held = holds.get(tp);
         if (held == null) return;
         held.values().removeIf(h -> h.from >= offset);
@@ -254,7 +290,10 @@ public final class ReadAhead {
 
     /** The partitions are gone (revoked): their holds end; buffered records are released by the caller. */
     public synchronized void forget(Collection<TopicPartition> gone) {
-        gone.forEach(holds::remove);
+        for (TopicPartition tp : gone) {
+            holds.remove(tp);
+            generations.merge(tp, 1L, Long::sum);
+        }
     }
 
     /** PARTITION mode: which assigned partitions should be paused now (full), given which are paused. */

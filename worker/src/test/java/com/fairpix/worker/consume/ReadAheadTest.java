@@ -40,14 +40,14 @@ class ReadAheadTest {
         ra.released(P0, "noisy", 100, 0);
         assertThat(ra.due()).as("3 of 4 held: above half").isEmpty();
         ra.released(P0, "noisy", 100, 1);
-        assertThat(ra.due()).containsExactly(new ReadAhead.CatchUp(P0, "noisy", 4, 4, 2));
+        assertThat(ra.due()).containsExactly(new ReadAhead.CatchUp(P0, "noisy", 4, 4, 2, 0));
 
         assertThat(ra.tryReserve(P0, "noisy", 100, 4)).isTrue();
         assertThat(ra.tryReserve(P0, "noisy", 100, 5)).isTrue();
         assertThat(ra.tryReserve(P0, "noisy", 100, 6)).as("full again").isFalse();
-        ra.advanced(P0, "noisy", 9, 9, 2, false);
+        ra.advanced(P0, "noisy", 0, 9, 9, 2, false);
         assertThat(ra.floor(P0)).isEqualTo(9);
-        ra.advanced(P0, "noisy", 12, -1, 0, true);
+        ra.advanced(P0, "noisy", 0, 12, -1, 0, true);
         assertThat(ra.floor(P0)).as("caught up: the hold ends").isEqualTo(Long.MAX_VALUE);
         assertThat(ra.heldBack()).isEmpty();
     }
@@ -78,10 +78,10 @@ class ReadAheadTest {
         ra.offer(P0, 2, "a", 1, 102);  // held on P0 since 102
         assertThat(ra.holding()).isTrue();
         ra.released(P0, "a", 1, 100);
-        assertThat(ra.due()).containsExactly(new ReadAhead.CatchUp(P1, "a", 7, 90, 1));
-        ra.advanced(P1, "a", 8, -1, 1, true);
+        assertThat(ra.due()).containsExactly(new ReadAhead.CatchUp(P1, "a", 7, 90, 1, 0));
+        ra.advanced(P1, "a", 0, 8, -1, 1, true);
         assertThat(ra.due()).extracting(ReadAhead.CatchUp::partition).containsExactly(P0);
-        ra.advanced(P0, "a", 3, -1, 0, true);
+        ra.advanced(P0, "a", 0, 3, -1, 0, true);
         assertThat(ra.holding()).isFalse();
     }
 
@@ -138,5 +138,48 @@ class ReadAheadTest {
         ra.released(P0, "noisy", 100, 1);
         assertThat(ra.full(assigned, Set.of(P0))).isEmpty();
         assertThat(ra.due()).isEmpty();
+    }
+
+    @Test
+    void aClaimedHoldIsNotPlannedTwiceAndARewindVoidsItsCatchUp() throws Exception {
+        ReadAhead ra = tenantMode(2, 100);
+        ra.offer(P0, 0, "a", 1, 0);
+        ra.offer(P0, 1, "a", 1, 1);
+        ra.offer(P0, 2, "a", 1, 2);    // held from 2
+        ra.released(P0, "a", 1, 0);
+        List<ReadAhead.CatchUp> first = ra.claimDue(0);
+        assertThat(first).hasSize(1);
+        assertThat(ra.claimDue(0)).as("claimed: not planned again").isEmpty();
+        ra.rewound(P0, 5);             // a job at 5 is redelivered: the hold at 2 stays, the plan is void
+        assertThat(ra.advanced(P0, "a", first.get(0).generation(), 3, -1, 1, false)).isFalse();
+        assertThat(ra.floor(P0)).as("the hold did not move").isEqualTo(2);
+        List<ReadAhead.CatchUp> again = ra.claimDue(0);
+        assertThat(again).as("unclaimed by the void catch-up").hasSize(1);
+        assertThat(again.get(0).generation()).isEqualTo(1);
+        assertThat(ra.advanced(P0, "a", 1, 3, -1, 1, false)).isTrue();
+        assertThat(ra.floor(P0)).isEqualTo(3);
+    }
+
+    @Test
+    void claimDueWaitsUntilAReleaseMakesACatchUpDue() throws Exception {
+        ReadAhead ra = tenantMode(2, 100);
+        ra.offer(P0, 0, "a", 1, 0);
+        ra.offer(P0, 1, "a", 1, 1);
+        ra.offer(P0, 2, "a", 1, 2);
+        Thread releaser = Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException ignored) {
+                return;
+            }
+            ra.released(P0, "a", 1, 0);
+        });
+        long started = System.nanoTime();
+        List<ReadAhead.CatchUp> due = ra.claimDue(5_000_000_000L);
+        long waitedMs = (System.nanoTime() - started) / 1_000_000;
+        releaser.join();
+        assertThat(due).hasSize(1);
+        assertThat(waitedMs).as("woken by the release, not the 5 s timeout").isLessThan(4_000);
+        assertThat(ra.claimDue(1_000_000L)).as("timeout with nothing due").isEmpty();
     }
 }
