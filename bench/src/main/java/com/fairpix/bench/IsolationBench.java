@@ -181,6 +181,9 @@ public final class IsolationBench {
                 mode.name(), windowSeconds, leadSeconds, windowSeconds, graceSeconds);
         List<String> notes = new ArrayList<>();
         List<String> load = new ArrayList<>();
+        // The previous mode's flood leaves work behind (S3 deletes, Kafka, GC): let the machine settle first,
+        // or this mode's "alone" phase is measured on a busy machine.
+        notes.add(settle(Duration.ofSeconds(120)));
         load.add("start " + loadAverage());
         Map<String, String> env = new HashMap<>(System.getenv());
         // The worker runs with default settings but for the mode's two: drop any override from the caller's environment.
@@ -224,8 +227,10 @@ public final class IsolationBench {
             String quietA = onPartition("qa-" + run + "-", home, partitions);
             String quietB = onPartition("qb-" + run + "-", (home + partitions / 2) % partitions, partitions);
             String noisyKey = createTenant(noisy, Map.of("rate", 10_000, "burst", 100_000, "maxConcurrentJobs", 100_000, "dailyQuota", 10_000_000));
-            String keyA = createTenant(quietA, Map.of());
-            String keyB = createTenant(quietB, Map.of());
+            // Rate and burst above what 1 photo/s costs (up to ~32 tokens for the largest), still one partition wide.
+            Map<String, Object> quietLimits = Map.of("rate", 40, "burst", 80);
+            String keyA = createTenant(quietA, quietLimits);
+            String keyB = createTenant(quietB, quietLimits);
             System.err.printf("[bench] %s: noisy %s (home p%d, width %d of %d), quiet A %s (p%d), quiet B %s (p%d); worker pid %d, port %d%n",
                     mode.name(), noisy, home, width, partitions, quietA, home, quietB, TenantPlacement.home(quietB, partitions), pid, workerPort);
 
@@ -575,6 +580,20 @@ public final class IsolationBench {
         } catch (RuntimeException e) {
             System.err.println("[bench] could not delete the run's objects: " + e);
         }
+    }
+
+    /** Waits until the 1-minute load average is under 1 (at most {@code max}); says how long it took. */
+    static String settle(Duration max) throws InterruptedException {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < max.toNanos()) {
+            try {
+                if (Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]) < 1.0) break;
+            } catch (java.io.IOException | NumberFormatException e) {
+                break;
+            }
+            Thread.sleep(2_000);
+        }
+        return String.format(Locale.ROOT, "settled %.0f s before the mode (1-min load average %s)", (System.nanoTime() - start) / 1e9, loadAverage());
     }
 
     /** The 1, 5 and 15 minute load averages: the machine is shared, and a busy neighbour shows here. */
