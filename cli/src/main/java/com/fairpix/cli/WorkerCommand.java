@@ -26,7 +26,7 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--threads", description = "processing threads any tenant may fill; 0 = cores (FAIRPIX_WORKER_THREADS)")
     Integer threads;
 
-    @Option(names = "--reserved-threads", description = "extra threads kept for a tenant with no job running, so it starts at once while another tenant's flood fills the rest (FAIRPIX_WORKER_RESERVED_THREADS, default 1)")
+    @Option(names = "--reserved-threads", description = "extra threads kept for a tenant with no job running, so it starts at once while another tenant's flood fills the rest (FAIRPIX_WORKER_RESERVED_THREADS, default 2)")
     Integer reservedThreads;
 
     @Option(names = "--shared-nice", description = "nice value (0-19) of the threads any tenant may fill, so their image work yields the CPU to polling and the reserved threads; 0 = normal priority (FAIRPIX_WORKER_SHARED_NICE, default 10; Linux)")

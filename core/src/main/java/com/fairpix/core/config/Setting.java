@@ -23,7 +23,7 @@ public enum Setting {
     JOB_RETENTION_SECONDS("jobs.retention-seconds", "604800", "how long job records stay in Redis, in seconds"),
     WORKER_POOL("worker.pool", "cpu", "pool a worker consumes: cpu or gpu"),
     WORKER_THREADS("worker.threads", "0", "processing threads per worker that any tenant may fill; 0 = number of cores"),
-    WORKER_RESERVED_THREADS("worker.reserved-threads", "1", "extra processing threads kept for a tenant with no job running, so it starts at once while another tenant fills the rest (fair scheduler only)"),
+    WORKER_RESERVED_THREADS("worker.reserved-threads", "2", "extra processing threads kept for tenants with no job running, so they start at once while another tenant fills the rest; two quiet tenants arriving together each get one (fair scheduler only)"),
     WORKER_SHARED_NICE("worker.shared-nice", "10", "nice value (0-19) of the processing threads any tenant may fill: their image work yields the CPU to the poll loop, the Kafka client and the reserved threads; 0 = normal priority (Linux only)"),
     WORKER_MAX_ATTEMPTS("worker.max-attempts", "3", "attempts for a job failing transiently before it is dead-lettered"),
     WORKER_BUFFERED_JOBS("worker.buffered-jobs", "256", "jobs a worker buffers in memory before pausing consumption (backpressure)"),

@@ -51,6 +51,8 @@ public final class JobConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobConsumer.class);
     /** Between polls while a partition is paused: what a new job may wait extra before it is seen. */
     private static final long PAUSED_POLL_INTERVAL_NANOS = 1_000_000;
+    /** Between two asynchronous offset commits. */
+    private static final long COMMIT_INTERVAL_NANOS = 50_000_000L;
     /** The poll timeout while a tenant is held back (its catch-ups run between polls). */
     private static final Duration HOLDING_POLL_TIMEOUT = Duration.ofMillis(5);
     /** Between polls while every partition is paused (buffer full, a dependency down, stopping). */
@@ -104,6 +106,8 @@ public final class JobConsumer implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean healthy;
     private long lastSweep;
+    /** When commitAsync last ran (System.nanoTime); poll thread only. */
+    private long lastCommit;
 
     /**
      * @param held               true for a tenant whose jobs must not run now (suspended)
@@ -466,6 +470,12 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     private void commitAsync() {
+        // At most every COMMIT_INTERVAL: with short polls (a tenant held back) the loop turns hundreds of
+        // times a second, and a commit is a request to the group coordinator. Revokes and stops commit
+        // synchronously whatever the interval.
+        long now = System.nanoTime();
+        if (now - lastCommit < COMMIT_INTERVAL_NANOS) return;
+        lastCommit = now;
         CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(readAhead::floor), owned);
         if (sent.offsets().isEmpty()) return;
         // The callback runs on this thread, inside a later poll().
