@@ -1,0 +1,55 @@
+package com.fairpix.ingest.enqueue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * One uploaded image, read into a temporary file while it was received (never whole in memory):
+ * its size, its SHA-256 and the file. Closing deletes the file.
+ *
+ * @param file   the bytes, exactly as received
+ * @param size   bytes
+ * @param sha256 lower-case hex SHA-256 of the bytes
+ */
+public record Upload(Path file, long size, String sha256) implements AutoCloseable {
+
+    /** How much of the start of the file the header sniffing reads: JPEG frame headers sit after APPn segments of up to 64 KiB each. */
+    public static final int HEAD_BYTES = 512 * 1024;
+
+    /**
+     * The first {@link #HEAD_BYTES} bytes (all of a smaller file), for the header read.
+     *
+     * @throws UncheckedIOException when the temporary file cannot be read
+     */
+    public byte[] head() {
+        try (InputStream in = Files.newInputStream(file)) {
+            return in.readNBytes((int) Math.min(size, HEAD_BYTES));
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading upload " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** An upload of {@code bytes} (tests and in-process callers); written to a temporary file in {@code dir}. */
+    public static Upload of(byte[] bytes, Path dir) {
+        try {
+            Path f = Files.createTempFile(dir, "upload-", ".part");
+            Files.write(f, bytes);
+            return new Upload(f, bytes.length, JobSubmitter.sha256(bytes));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Deletes the temporary file (idempotent). */
+    @Override
+    public void close() {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // a leftover file in the upload folder; it is named upload-*.part
+        }
+    }
+}
