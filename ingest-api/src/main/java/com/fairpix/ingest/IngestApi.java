@@ -50,8 +50,11 @@ public final class IngestApi implements AutoCloseable {
     private final TenantDirectory directory;
     private final OverloadGuard overload;
 
+    private final Javalin metricsApp;
+
     private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
-                      OverloadGuard overload) {
+                      OverloadGuard overload, Javalin metricsApp) {
+        this.metricsApp = metricsApp;
         this.directory = directory;
         this.overload = overload;
         this.redis = redis;
@@ -67,6 +70,8 @@ public final class IngestApi implements AutoCloseable {
      * @throws IllegalStateException when a dependency cannot be reached at start
      */
     public static IngestApi start(FairpixConfig config) {
+        // A guessable admin token is refused before anything is started.
+        com.fairpix.core.http.AdminTokens.check(config);
         AdmissionConfig admissionConfig = AdmissionConfig.from(config);
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
@@ -92,7 +97,8 @@ public final class IngestApi implements AutoCloseable {
         readiness.put("redis", () -> "PONG".equals(redis.ping()));
         readiness.put("s3", objects::ping);
         SpecLimits specLimits = SpecLimits.from(config);
-        Javalin app = ServiceHttp.create(registry, readiness, c -> {
+        com.fairpix.core.http.MetricsAccess metricsAccess = com.fairpix.core.http.MetricsAccess.from(config);
+        Javalin app = ServiceHttp.create(registry, readiness, metricsAccess, c -> {
             // Uploads never pass through Javalin's body buffers (JobController streams them to a file
             // within the tenant's limit); this caps only the JSON bodies of the admin API.
             c.http.maxRequestSize = 1024 * 1024;
@@ -114,13 +120,19 @@ public final class IngestApi implements AutoCloseable {
                         webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),
                 new StatusController(auth, overload));
         app.start(host, port);
-        log.info("ingest-api listening on {}:{}", host, app.port());
-        return new IngestApi(redis, objects, producer, app, directory, overload);
+        Javalin metricsApp = metricsAccess.start(registry, host);
+        log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
+        return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp);
     }
 
     /** The port actually bound (useful with port 0). */
     public int port() {
         return app.port();
+    }
+
+    /** The port of the separate /metrics listener; -1 when /metrics is on {@link #port()}. */
+    public int metricsPort() {
+        return metricsApp == null ? -1 : metricsApp.port();
     }
 
     /** This node's overload protection (breakers, ramp, shedding). */
@@ -138,6 +150,7 @@ public final class IngestApi implements AutoCloseable {
         overload.close();
         directory.close();
         app.stop();
+        if (metricsApp != null) metricsApp.stop();
         producer.close();
         objects.close();
         redis.close();
