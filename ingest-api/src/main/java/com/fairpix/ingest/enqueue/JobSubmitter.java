@@ -275,6 +275,12 @@ public final class JobSubmitter {
     private ApiProblem enqueueFailed(JobRecord job, Exception e) {
         log.warn("Kafka produce failed for job {}: {}", job.id(), e.toString());
         markNotAccepted(job);
+        if (com.fairpix.core.resilience.ClientErrors.is(e)) {
+            // Kafka refused this message (e.g. RecordTooLarge), not the service: the request's fault,
+            // and not counted against the Kafka breaker (Breakers ignores client errors).
+            return new ApiProblem(413, "job-too-large", "Job too large",
+                    "The job's message is over the queue's size limit; send a smaller spec.").with("job", job.id());
+        }
         return ApiProblem.unavailable("kafka", "The job queue is not answering; the job was not accepted. Try again shortly.", 5);
     }
 
