@@ -80,6 +80,8 @@ public enum Setting {
     WEBHOOKS_ALLOW_LIST("webhooks.allow-list", "", "comma-separated addresses or CIDRs exempt from the SSRF deny list, e.g. 127.0.0.1/32 for the demo and tests; empty in production"),
     WEBHOOKS_RETRY_SCHEDULE("webhooks.retry-schedule", "5s,5m,30m,2h,5h,10h,10h", "delays before each retry after the first attempt (s, m, h units); the delivery is dead-lettered after the last"),
     WEBHOOKS_ENDPOINT_CONCURRENCY("webhooks.endpoint-concurrency", "4", "deliveries in flight at once to one tenant endpoint (per dispatcher)"),
+    WEBHOOKS_TENANT_CONCURRENCY("webhooks.tenant-concurrency", "16", "deliveries in flight at once for one tenant over all its endpoints (per dispatcher)"),
+    WEBHOOKS_MAX_IN_FLIGHT("webhooks.max-in-flight", "256", "deliveries in flight at once in one dispatcher (all tenants); also its HTTP connection pool's size"),
     WEBHOOKS_SECRET_OVERLAP_SECONDS("webhooks.secret-overlap-seconds", "86400", "after a secret rotation, how long deliveries are also signed with the previous secret, seconds"),
     AUTOSCALER_PORT("autoscaler.port", "8082", "autoscaler port (admin API /admin/v1/pools, /metrics, /health)"),
     AUTOSCALER_ACTUATOR("autoscaler.actuator", "local", "how the autoscaler changes replicas: local (worker processes on this machine), kubernetes (Deployment replicas) or dry-run (log only)"),
