@@ -161,9 +161,10 @@ public final class JobRunner {
             unrecordAttempt(message, recorded[0]);
             return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
         } catch (RuntimeException e) {
-            if (com.fairpix.core.resilience.ClientErrors.is(e)) {
+            if (com.fairpix.core.resilience.ClientErrors.is(e) && !(e instanceof com.fairpix.core.storage.ObjectStore.ObjectNotFoundException)) {
                 // S3 or Kafka refused this job's own request (a 400 for its key, a record too large):
-                // retrying cannot help, and it says nothing about the dependency.
+                // retrying cannot help, and it says nothing about the dependency. (A missing original
+                // keeps its retries: it may not be visible yet.)
                 try {
                     fail(message, "request-refused", e.getClass().getSimpleName() + ": " + e.getMessage());
                     return new Outcome.Finished(true);

@@ -62,7 +62,12 @@ public final class ServiceHttp {
         app.exception(ApiProblem.class, (e, ctx) -> renderProblem(ctx, e));
         // Javalin's and Jetty's own refusals (e.g. a JSON body over the size limit) as problems too.
         app.exception(io.javalin.http.HttpResponseException.class, (e, ctx) -> renderProblem(ctx,
-                new ApiProblem(e.getStatus(), e.getStatus() == 413 ? "payload-too-large" : "http-" + e.getStatus(),
+                new ApiProblem(e.getStatus(), switch (e.getStatus()) {
+                    case 404 -> "not-found";
+                    case 405 -> "method-not-allowed";
+                    case 413 -> "payload-too-large";
+                    default -> "http-" + e.getStatus();
+                },
                         io.javalin.http.HttpStatus.forStatus(e.getStatus()).getMessage(), e.getMessage())));
         app.exception(Exception.class, (e, ctx) -> {
             log.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
