@@ -256,9 +256,16 @@ class HostileTenantIT {
 
     @Test
     @Order(3)
-    void aDeclared400MbBodyIs413BeforeAByteIsRead() throws Exception {
-        RawHttp.Answer a = RawHttp.declaredOnly(ingest.port(), jobsPath(THUMB), Map.of("Authorization", "Bearer " + keyA, "Content-Type", "image/png"), 400 * MIB);
+    void aDeclared400MbBodyIs413BeforeTheBodyIsRead() throws Exception {
+        // A client sending 400 MB: the answer comes after its first 64 KiB, from Content-Length alone.
+        long t0 = System.nanoTime();
+        RawHttp.Answer a = RawHttp.declaredOnly(ingest.port(), jobsPath(THUMB), Map.of("Authorization", "Bearer " + keyA, "Content-Type", "image/png"), 400 * MIB, 64 * 1024);
         assertProblem(413, "payload-too-large", a.status(), a.headers(), a.body());
+        // A client that asks first (Expect: 100-continue) gets the 413 instead of 100 Continue, before sending anything.
+        RawHttp.Answer b = RawHttp.declaredOnly(ingest.port(), jobsPath(THUMB),
+                Map.of("Authorization", "Bearer " + keyA, "Content-Type", "image/png", "Expect", "100-continue"), 400 * MIB, 0);
+        assertProblem(413, "payload-too-large", b.status(), b.headers(), b.body());
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
     }
 
     @Test
@@ -285,6 +292,20 @@ class HostileTenantIT {
             while (ninth.statusCode() != 429 && System.nanoTime() < deadline) {
                 Thread.sleep(50); // the held uploads may not all have reached the handler yet
                 ninth = client.submitRaw(keyA, photoB, "image/jpeg", THUMB);
+            }
+            if (ninth.statusCode() != 429) {
+                // Say what became of the held uploads, if the server answered any of them.
+                StringBuilder what = new StringBuilder();
+                for (Socket s : held) {
+                    s.setSoTimeout(200);
+                    try {
+                        RawHttp.Answer a = RawHttp.read(s);
+                        what.append(a.status()).append(' ').append(a.body()).append('\n');
+                    } catch (RuntimeException e) {
+                        what.append("still open (").append(e.getCause() == null ? e : e.getCause().getClass().getSimpleName()).append(")\n");
+                    }
+                }
+                throw new AssertionError("the 9th upload got " + ninth.statusCode() + "; the held ones:\n" + what);
             }
             JsonNode p = assertProblem(429, "too-many-uploads", ninth);
             assertThat(p.get("limit").asInt()).isEqualTo(8);

@@ -57,13 +57,20 @@ final class RawHttp {
         }
     }
 
-    /** Sends only the head of a request that declares {@code contentLength} body bytes, and reads the answer. */
-    static Answer declaredOnly(int port, String requestLine, Map<String, String> headers, long contentLength) throws Exception {
+    /**
+     * Sends the head of a request that declares {@code contentLength} body bytes and then only
+     * {@code firstBytes} of them, and reads the answer. (Jetty dispatches a request with a body once
+     * its first bytes arrive, or at once with {@code Expect: 100-continue}.)
+     */
+    static Answer declaredOnly(int port, String requestLine, Map<String, String> headers, long contentLength, int firstBytes) throws Exception {
         try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(30_000);
+            s.setSoTimeout(10_000);
             StringBuilder head = new StringBuilder(requestLine).append("\r\nHost: 127.0.0.1\r\nContent-Length: ").append(contentLength).append("\r\n");
             headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
-            s.getOutputStream().write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            OutputStream out = s.getOutputStream();
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.write(new byte[firstBytes]);
+            out.flush();
             return read(s);
         }
     }
