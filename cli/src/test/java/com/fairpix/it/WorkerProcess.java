@@ -18,15 +18,27 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     static WorkerProcess start(String pool, int threads) throws IOException {
+        return start(pool, threads, List.of());
+    }
+
+    /** @param jvmArgs further JVM options, e.g. {@code -Dfairpix.test.crash-variant=...} */
+    static WorkerProcess start(String pool, int threads, List<String> jvmArgs) throws IOException {
         String jar = System.getProperty("fairpix.jar");
         if (jar == null || !new File(jar).isFile()) throw new IllegalStateException("fairpix.jar not built: " + jar);
         String java = ProcessHandle.current().info().command().orElse("java");
         Path log = Files.createTempFile(Path.of("target"), "worker-" + pool + "-", ".log");
-        ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)))
+        List<String> cmd = new java.util.ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         return new WorkerProcess(pb.start(), log);
+    }
+
+    /** Waits up to {@code timeout} for the process to end; its exit code, or null while it runs. */
+    Integer awaitExit(java.time.Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : null;
     }
 
     long pid() {

@@ -40,6 +40,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobRunner {
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
+    /**
+     * Test hook, off unless the system property {@code fairpix.test.crash-variant} names a variant:
+     * a job with a variant of that name halts this JVM once its attempt is recorded, as an
+     * out-of-memory kill or a native crash would (integration tests of poison-job containment).
+     */
+    private static final String CRASH_VARIANT = System.getProperty("fairpix.test.crash-variant");
 
     private final JobStore jobs;
     private final ResultWriter results;
@@ -252,6 +258,10 @@ public final class JobRunner {
         JobStore.Transition running = jobs.transition(runningJob, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
         if (!running.applied()) return false; // cancelled or finished meanwhile
         recorded[0] = runningJob.attempts();
+        if (CRASH_VARIANT != null && message.spec().variants().containsKey(CRASH_VARIANT)) {
+            log.error("test hook fairpix.test.crash-variant: job {} attempt {} halts this worker", job.id(), recorded[0]);
+            Runtime.getRuntime().halt(134);
+        }
         if (job.state() == JobState.QUEUED) {
             Timer.builder(MetricNames.JOB_QUEUE_WAIT).description("from the job's Kafka record (queued) to its start").tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99).register(metrics)
                     .record(Duration.between(runningJob.queuedAt(), started));
