@@ -187,7 +187,7 @@ public final class FairpixConfig {
         Map<Setting, String[]> out = new LinkedHashMap<>();
         for (Setting s : Setting.values()) {
             String v = values.get(s);
-            boolean secret = s == Setting.ADMIN_TOKEN || s == Setting.S3_SECRET_KEY;
+            boolean secret = s == Setting.ADMIN_TOKEN || s == Setting.S3_SECRET_KEY || s == Setting.METRICS_TOKEN;
             out.put(s, new String[] {secret && !v.isEmpty() ? "****" : v, sources.get(s)});
         }
         return out;

@@ -59,7 +59,12 @@ public final class ServiceHttp {
             config.jsonMapper(new JavalinJackson(Json.mapper(), true));
             extra.accept(config);
         });
-        app.exception(ApiProblem.class, (e, ctx) -> renderProblem(ctx, e));
+        app.exception(ApiProblem.class, (e, ctx) -> {
+            if (e.status() >= 400 && e.status() < 500) {
+                registry.counter(com.fairpix.core.metrics.MetricNames.CLIENT_ERRORS, "status", Integer.toString(e.status()), "type", e.slug()).increment();
+            }
+            renderProblem(ctx, e);
+        });
         // Javalin's and Jetty's own refusals (e.g. a JSON body over the size limit) as problems too.
         app.exception(io.javalin.http.HttpResponseException.class, (e, ctx) -> renderProblem(ctx,
                 new ApiProblem(e.getStatus(), switch (e.getStatus()) {

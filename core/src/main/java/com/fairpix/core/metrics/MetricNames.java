@@ -13,8 +13,8 @@ public final class MetricNames {
     public static final String JOBS_RUNNING = "fairpix.jobs.running";
     /** Job attempts that ended in a Java Error (by class) or found their attempts used up by crashed workers ({@code attempts-exhausted}). */
     public static final String WORKER_JOB_ERRORS = "fairpix.worker.job.errors";
-    /** Requests refused for a tenant's own fault, by HTTP status and problem type (never counted against a dependency). */
-    public static final String CLIENT_ERRORS = "fairpix.ingest.client.errors";
+    /** Requests refused for the client's own fault (4xx), by HTTP status and problem type; never counted against a dependency. */
+    public static final String CLIENT_ERRORS = "fairpix.http.client.errors";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
     /** Native pixel memory reserved by running jobs, bytes (gauge). */
     public static final String NATIVE_MEMORY_RESERVED = "fairpix.worker.native.memory.reserved.bytes";

@@ -233,6 +233,10 @@ public final class JobSubmitter {
             throw overload.breakerOpen(Dependency.S3);
         } catch (RuntimeException e) {
             log.warn("S3 put failed for {}: {}", key, e.toString());
+            if (com.fairpix.core.resilience.ClientErrors.is(e)) {
+                // S3 refused this object (a 4xx), not the service: not a 503, and not counted by the breaker.
+                throw ApiProblem.unprocessable("original-refused", "The object store refused this upload; it cannot be stored as sent.");
+            }
             throw ApiProblem.unavailable("s3", "The object store is not answering; try again shortly.", 5);
         }
     }
