@@ -141,7 +141,10 @@ public final class WebhookDispatcher implements AutoCloseable {
         this.directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         this.jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         this.guard = new UrlGuard(config.bool(Setting.WEBHOOKS_ALLOW_HTTP), UrlGuard.parseAllowList(config.get(Setting.WEBHOOKS_ALLOW_LIST)), resolver);
-        this.sender = new WebhookSender(WebhookSender.TOTAL_TIMEOUT, null, options.maxInFlight(), options.endpointConcurrency());
+        // No per-route cap in the pool: one route (host:port) may serve several tenants' endpoints, and
+        // EndpointLimits already caps each tenant endpoint; a per-route cap would let one tenant's slow
+        // attempts hold the connections another tenant's endpoint on the same host needs.
+        this.sender = new WebhookSender(WebhookSender.TOTAL_TIMEOUT, null, options.maxInFlight(), options.maxInFlight());
         this.options = options;
         this.clock = clock;
         this.registry = ServiceHttp.newRegistry();

@@ -37,7 +37,8 @@ import org.apache.hc.core5.util.Timeout;
  * (then the connection is dropped, not drained: we never keep bodies).
  *
  * <p>One client for every attempt, with one bounded connection pool ({@code maxConnections} in
- * all, {@code perRoute} per host); a pooled connection was opened to an address a check allowed,
+ * all, {@code perRoute} per host and port: the dispatcher sets it to the total, since one host may
+ * serve several tenants' endpoints and those are capped by {@link EndpointLimits}); a pooled connection was opened to an address a check allowed,
  * lives at most {@link #CONNECTION_TTL} and idles at most {@link #CONNECTION_IDLE}.
  */
 public final class WebhookSender implements AutoCloseable {
@@ -75,7 +76,7 @@ public final class WebhookSender implements AutoCloseable {
      * @param tls          trust material for tests with their own CA; null for the JVM's default trust store
      */
     public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls) {
-        this(totalTimeout, tls, 256, 4);
+        this(totalTimeout, tls, 256, 256);
     }
 
     /**
