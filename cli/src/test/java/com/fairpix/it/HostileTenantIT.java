@@ -64,6 +64,7 @@ class HostileTenantIT {
     static String tenantA;
     static String keyA;
     static String keyB;
+    static String tenantIdB;
     static byte[] photoB;
     static List<Long> baselineMillis;
     static final List<Long> duringMillis = new CopyOnWriteArrayList<>();
@@ -85,7 +86,8 @@ class HostileTenantIT {
         redis = new JedisPooled(URI.create(config.get(Setting.REDIS_URL)));
         tenantA = Farm.tenantId("it-hostile-a");
         keyA = client.createTenant(tenantA, Map.of());
-        keyB = client.createTenant(Farm.tenantId("it-hostile-b"), Map.of());
+        tenantIdB = Farm.tenantId("it-hostile-b");
+        keyB = client.createTenant(tenantIdB, Map.of());
         photoB = Farm.smallJpeg(640, 480, 7);
         // Warm up, then B's baseline: its jobs one after another on a quiet farm.
         for (int i = 0; i < 3; i++) runB();
@@ -323,6 +325,36 @@ class HostileTenantIT {
             status = client.submitRaw(keyA, photoB, "image/jpeg", THUMB).statusCode();
         } while (status == 429 && System.nanoTime() < deadline);
         assertThat(status).isEqualTo(202);
+    }
+
+    @Test
+    @Order(6)
+    void malformedMultipartIs400NeverA500() throws Exception {
+        String boundary = "hostile-parts";
+        StringBuilder parts = new StringBuilder();
+        for (int i = 0; i < 50; i++) parts.append("--").append(boundary).append("\r\nContent-Disposition: form-data; name=\"p").append(i).append("\"\r\n\r\nx\r\n");
+        parts.append("--").append(boundary).append("--\r\n");
+        HttpResponse<String> many = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ingest.port() + "/v1/jobs"))
+                .header("Authorization", "Bearer " + keyA).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofString(parts.toString())).build(), HttpResponse.BodyHandlers.ofString());
+        assertProblem(400, "invalid-multipart", many);
+        HttpResponse<String> noBoundary = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ingest.port() + "/v1/jobs"))
+                .header("Authorization", "Bearer " + keyA).header("Content-Type", "multipart/form-data")
+                .POST(HttpRequest.BodyPublishers.ofString("junk")).build(), HttpResponse.BodyHandlers.ofString());
+        assertProblem(400, "invalid-multipart", noBoundary);
+    }
+
+    @Test
+    @Order(7)
+    void aWatermarkOfAnotherTenantAndAnInvalidIdempotencyKeyAre400() throws Exception {
+        String steal = "{\"variants\":{\"w\":[{\"op\":\"watermark\",\"key\":\"tenants/" + tenantB() + "/originals/x.jpg\"}]}}";
+        JsonNode p = assertProblem(400, "invalid-spec", client.submitMultipart(keyA, photoB, "a.jpg", steal));
+        assertThat(p.get("errors").toString()).contains("own prefix");
+        assertProblem(400, "invalid-idempotency-key", submitWithKey(keyA, photoB, THUMB, "x".repeat(300)));
+    }
+
+    static String tenantB() {
+        return tenantIdB;
     }
 
     // ---- specs and outputs ----
