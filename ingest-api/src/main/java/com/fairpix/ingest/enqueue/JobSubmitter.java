@@ -55,6 +55,8 @@ import redis.clients.jedis.params.SetParams;
 public final class JobSubmitter {
     private static final Logger log = LoggerFactory.getLogger(JobSubmitter.class);
     private static final long IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+    /** What a spec may ask for ({@code spec.*}); set once at start-up by {@link #specLimits}. */
+    private volatile SpecLimits specLimits = SpecLimits.DEFAULTS;
 
     private final ObjectStore objects;
     private final JobStore jobs;
@@ -68,7 +70,6 @@ public final class JobSubmitter {
     private final OverloadGuard overload;
     /** Checks a spec's webhookUrl at submission; null accepts none. */
     private final com.fairpix.core.webhook.UrlGuard webhookGuard;
-    private volatile SpecLimits specLimits = SpecLimits.DEFAULTS;
 
     /**
      * @param objects  the object store, already behind the S3 circuit breaker
