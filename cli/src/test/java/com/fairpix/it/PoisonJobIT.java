@@ -53,7 +53,7 @@ class PoisonJobIT {
         int crashes = 0;
         List<String> logs = new ArrayList<>();
         for (int start = 0; start < 6 && !client.job(key, poison).get("state").asText().equals("FAILED"); start++) {
-            try (WorkerProcess w = WorkerProcess.start("gpu", 1, List.of("-Dfairpix.test.crash-variant=" + MARK))) {
+            try (WorkerProcess w = WorkerProcess.start("gpu", 1, Map.of("FAIRPIX_TEST_CRASH_VARIANT", MARK))) {
                 Integer exit = null;
                 long deadline = System.nanoTime() + 90_000_000_000L;
                 while (exit == null && System.nanoTime() < deadline && !client.job(key, poison).get("state").asText().equals("FAILED")) {

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** A real {@code fairpix worker} process (the packaged jar), for kill and restart tests. */
@@ -18,21 +19,20 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     static WorkerProcess start(String pool, int threads) throws IOException {
-        return start(pool, threads, List.of());
+        return start(pool, threads, Map.of());
     }
 
-    /** @param jvmArgs further JVM options, e.g. {@code -Dfairpix.test.crash-variant=...} */
-    static WorkerProcess start(String pool, int threads, List<String> jvmArgs) throws IOException {
+    /** @param env extra environment (FAIRPIX_* settings) */
+    static WorkerProcess start(String pool, int threads, Map<String, String> env) throws IOException {
         String jar = System.getProperty("fairpix.jar");
         if (jar == null || !new File(jar).isFile()) throw new IllegalStateException("fairpix.jar not built: " + jar);
         String java = ProcessHandle.current().info().command().orElse("java");
         Path log = Files.createTempFile(Path.of("target"), "worker-" + pool + "-", ".log");
-        List<String> cmd = new java.util.ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m"));
-        cmd.addAll(jvmArgs);
-        cmd.addAll(List.of("-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)));
-        ProcessBuilder pb = new ProcessBuilder(cmd)
+        ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                "-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
+        pb.environment().putAll(env);
         return new WorkerProcess(pb.start(), log);
     }
 

@@ -41,11 +41,12 @@ import org.slf4j.LoggerFactory;
 public final class JobRunner {
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
     /**
-     * Test hook, off unless the system property {@code fairpix.test.crash-variant} names a variant:
-     * a job with a variant of that name halts this JVM once its attempt is recorded, as an
-     * out-of-memory kill or a native crash would (integration tests of poison-job containment).
+     * Test hook, off unless the system property {@code fairpix.test.crash-variant} (or the
+     * environment variable {@code FAIRPIX_TEST_CRASH_VARIANT}) names a variant: a job with a variant
+     * of that name halts this JVM once its attempt is recorded, as an out-of-memory kill or a native
+     * crash would (integration tests of poison-job containment).
      */
-    private static final String CRASH_VARIANT = System.getProperty("fairpix.test.crash-variant");
+    private static final String CRASH_VARIANT = System.getProperty("fairpix.test.crash-variant", System.getenv("FAIRPIX_TEST_CRASH_VARIANT"));
 
     private final JobStore jobs;
     private final ResultWriter results;
