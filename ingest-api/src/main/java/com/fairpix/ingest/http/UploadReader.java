@@ -41,13 +41,33 @@ public final class UploadReader {
 
     private final Path dir;
 
-    /** @param dir folder for the temporary files (created when missing) */
+    /** Leftover upload files older than this (a node that died mid-upload) are deleted at start. */
+    static final java.time.Duration STALE = java.time.Duration.ofHours(1);
+
+    /**
+     * @param dir folder for the temporary files (created when missing); {@code upload-*.part} files
+     *            in it older than {@link #STALE} are deleted (several nodes may share the folder, and
+     *            no upload lasts that long: Jetty's idle timeout ends a stalled one)
+     * @throws UncheckedIOException when the folder cannot be created
+     */
     public UploadReader(Path dir) {
         this.dir = dir;
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the upload folder " + dir + ": " + e.getMessage(), e);
+        }
+        java.time.Instant cutoff = java.time.Instant.now().minus(STALE);
+        try (var files = Files.newDirectoryStream(dir, "upload-*.part")) {
+            for (Path f : files) {
+                try {
+                    if (Files.getLastModifiedTime(f).toInstant().isBefore(cutoff)) Files.deleteIfExists(f);
+                } catch (IOException ignored) {
+                    // another node's, or gone already
+                }
+            }
+        } catch (IOException ignored) {
+            // nothing to clean
         }
     }
 

@@ -123,6 +123,19 @@ class UploadReaderTest {
     }
 
     @Test
+    void staleUploadFilesAreDeletedAtStartAndFreshOnesKept() throws Exception {
+        Path stale = Files.writeString(dir.resolve("upload-1.part"), "left by a node that died");
+        Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofHours(2))));
+        Path fresh = Files.writeString(dir.resolve("upload-2.part"), "another node's upload in flight");
+        Path other = Files.writeString(dir.resolve("notes.txt"), "not ours");
+        Files.setLastModifiedTime(other, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofHours(2))));
+        new UploadReader(dir);
+        assertThat(stale).doesNotExist();
+        assertThat(fresh).exists();
+        assertThat(other).exists();
+    }
+
+    @Test
     void malformedMultipartIs400() {
         UploadReader r = new UploadReader(dir);
         byte[] truncated = java.util.Arrays.copyOf(multipart("{}", new byte[1000]), 400);
