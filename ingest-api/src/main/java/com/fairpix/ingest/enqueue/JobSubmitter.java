@@ -131,7 +131,7 @@ public final class JobSubmitter {
         if (image.size() > tenant.maxUploadBytes()) {
             throw ApiProblem.tooLarge("The upload is " + image.size() + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
         }
-        ImageHeader header = readHeader(tenant, image.head());
+        ImageHeader header = readHeader(tenant, image.headerBytes());
         Map<String, OutputSize.Estimate> outputs = OutputSize.of(spec, header.displayWidth(), header.displayHeight());
         List<String> outputProblems = spec.outputProblems(header.displayWidth(), header.displayHeight(), limits);
         if (!outputProblems.isEmpty()) {

@@ -16,17 +16,41 @@ import java.nio.file.Path;
  */
 public record Upload(Path file, long size, String sha256) implements AutoCloseable {
 
-    /** How much of the start of the file the header sniffing reads: JPEG frame headers sit after APPn segments of up to 64 KiB each. */
+    /** How much of the start of the file the header sniffing reads first: JPEG frame headers sit after APPn segments of up to 64 KiB each. */
     public static final int HEAD_BYTES = 512 * 1024;
+    /** How far a JPEG's frame header is looked for when it is not in the first {@link #HEAD_BYTES} (large ICC or XMP segments). */
+    public static final int MAX_HEADER_BYTES = 16 * 1024 * 1024;
 
     /**
-     * The first {@link #HEAD_BYTES} bytes (all of a smaller file), for the header read.
+     * The first {@link #HEAD_BYTES} bytes (all of a smaller file).
      *
      * @throws UncheckedIOException when the temporary file cannot be read
      */
     public byte[] head() {
+        return head(HEAD_BYTES);
+    }
+
+    /**
+     * The bytes the header read needs: the first {@link #HEAD_BYTES}, or up to
+     * {@link #MAX_HEADER_BYTES} when the header cannot be read from those (a JPEG whose metadata
+     * segments push its frame header further), so memory per upload stays small in the common case.
+     *
+     * @throws UncheckedIOException when the temporary file cannot be read
+     */
+    public byte[] headerBytes() {
+        byte[] head = head(HEAD_BYTES);
+        if (size <= HEAD_BYTES) return head;
+        try {
+            com.fairpix.core.image.ImageHeader.read(head);
+            return head;
+        } catch (com.fairpix.core.image.ImageHeader.HeaderException e) {
+            return head(MAX_HEADER_BYTES);
+        }
+    }
+
+    private byte[] head(int max) {
         try (InputStream in = Files.newInputStream(file)) {
-            return in.readNBytes((int) Math.min(size, HEAD_BYTES));
+            return in.readNBytes((int) Math.min(size, max));
         } catch (IOException e) {
             throw new UncheckedIOException("reading upload " + file + ": " + e.getMessage(), e);
         }
