@@ -384,7 +384,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     public static ApiProblem tooLarge(long bytes, int max) {
         return new ApiProblem(413, "spec-too-large", "Job spec too large",
                 "The job spec is " + (bytes < 0 ? "over " + max : Long.toString(bytes)) + " bytes; at most " + max + " bytes are accepted (" + Setting.SPEC_MAX_BYTES.key() + ").")
-                .with("limit", max);
+                .with("limit", max)
+                .header("Connection", "close"); // the rest of a streamed body is not wanted
     }
 
     private static void unknownMembers(JsonNode op, String at, Set<String> known, List<String> errors) {

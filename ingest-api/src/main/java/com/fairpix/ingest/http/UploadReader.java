@@ -177,7 +177,9 @@ public final class UploadReader {
 
     static ApiProblem tooLarge(long bytes, long max, String tenant) {
         return ApiProblem.tooLarge("The upload is over " + max + " bytes (" + bytes + " read so far); tenant '" + tenant
-                + "' accepts at most " + max + " bytes (maxUploadBytes).").with("limit", max);
+                + "' accepts at most " + max + " bytes (maxUploadBytes).").with("limit", max)
+                // The rest of the body is not wanted: close rather than read and drop it to keep the connection.
+                .header("Connection", "close");
     }
 
     private static ApiProblem invalid(String why) {

@@ -53,12 +53,14 @@ public final class UploadSlots {
             throw new ApiProblem(429, "too-many-uploads", "Too many uploads in flight",
                     "Tenant '" + tenant + "' already has " + perTenant + " uploads in flight on this node ("
                             + Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT.key() + "); send the next when one is answered.")
-                    .with("limit", perTenant).header("Retry-After", "1");
+                    .with("limit", perTenant).header("Retry-After", "1")
+                    // The body is not read: close rather than read and drop it to keep the connection.
+                    .header("Connection", "close");
         }
         if (!node.tryAcquire()) {
             release(tenant);
             throw ApiProblem.overloaded("uploads-in-flight", "This node is reading as many uploads as it may ("
-                    + Setting.INGEST_MAX_UPLOADS_IN_FLIGHT.key() + "); try again shortly.", 1);
+                    + Setting.INGEST_MAX_UPLOADS_IN_FLIGHT.key() + "); try again shortly.", 1).header("Connection", "close");
         }
         boolean[] closed = new boolean[1];
         return () -> {
