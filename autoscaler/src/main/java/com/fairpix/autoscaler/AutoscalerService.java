@@ -31,6 +31,7 @@ public final class AutoscalerService {
      * @param httpPort  port for the admin API and /metrics (0 = any free port)
      */
     public static Autoscaler start(FairpixConfig config, Path workerJar, int httpPort) {
+        com.fairpix.core.http.AdminTokens.check(config);
         Map<String, PolicyConfig> policies = new LinkedHashMap<>();
         for (String pool : config.get(Setting.AUTOSCALER_POOLS).split(",")) {
             pool = pool.trim();

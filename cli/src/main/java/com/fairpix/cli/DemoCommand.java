@@ -78,8 +78,10 @@ final class DemoCommand implements Callable<Integer> {
         if (webhookUrl != null) {
             List<String> secrets = new ArrayList<>();
             for (String tenant : tenants) {
-                JsonNode t = admin.patchJson("/admin/v1/tenants/" + tenant, Map.of("webhookUrl", webhookUrl.replaceAll("/+$", "") + "/" + tenant));
-                secrets.add(t.path("webhookSecret").asText());
+                admin.patchJson("/admin/v1/tenants/" + tenant, Map.of("webhookUrl", webhookUrl.replaceAll("/+$", "") + "/" + tenant));
+                // Admin reads never show a secret; a rotation does (and the receiver needs it).
+                JsonNode rotated = admin.postJson("/admin/v1/tenants/" + tenant + "/webhook-secret", Map.of());
+                secrets.add(rotated.path("webhookSecret").asText());
             }
             if (webhookSecretsFile != null) Files.write(webhookSecretsFile, secrets);
         }

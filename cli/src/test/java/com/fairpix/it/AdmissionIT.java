@@ -27,6 +27,12 @@ import org.junit.jupiter.api.Test;
  * RateLimit fields, and concurrency slots come back when a job ends or its lease expires.
  */
 class AdmissionIT {
+    /**
+     * Farm.SPEC without enlargement: the cost counts the pixels a variant makes, and Farm.SPEC's
+     * "large" (contain 1024×1024) would make 1.05 MP of a 32×32 source; so each variant costs 1 token.
+     */
+    static final String SPEC = Farm.SPEC.replace("\"fit\":\"contain\"", "\"fit\":\"contain\",\"withoutEnlargement\":true");
+
     static FairpixConfig config;
     static IngestApi one;
     static IngestApi two;
@@ -42,7 +48,7 @@ class AdmissionIT {
         two = IngestApi.start(config);
         clientOne = new Farm.Client(one.port());
         clientTwo = new Farm.Client(two.port());
-        png = Files.readAllBytes(Farm.corpus("pngsuite/basn6a08.png")); // 32×32: costs 1 token per variant
+        png = Files.readAllBytes(Farm.corpus("pngsuite/basn6a08.png")); // 32×32: costs 1 token per variant with SPEC
     }
 
     @AfterAll
@@ -59,7 +65,7 @@ class AdmissionIT {
         List<Future<HttpResponse<String>>> answers = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             Farm.Client c = i % 2 == 0 ? clientOne : clientTwo;
-            answers.add(pool.submit(() -> c.submitMultipart(key, png, "a.png", Farm.SPEC)));
+            answers.add(pool.submit(() -> c.submitMultipart(key, png, "a.png", SPEC)));
         }
         int accepted = 0;
         HttpResponse<String> rejected = null;
@@ -91,7 +97,7 @@ class AdmissionIT {
     @Test
     void aCostThatNeverFitsIs422WithoutRetryAfter() throws Exception {
         String key = clientOne.createTenant(Farm.tenantId("it-adm-big"), Map.of("rate", 1, "burst", 1));
-        HttpResponse<String> r = clientOne.submitMultipart(key, png, "a.png", Farm.SPEC);
+        HttpResponse<String> r = clientOne.submitMultipart(key, png, "a.png", SPEC);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(422);
         assertThat(r.headers().firstValue("Retry-After")).isEmpty();
         assertThat(Json.mapper().readTree(r.body()).get("violated-policies").get(0).asText()).isEqualTo("cost-exceeds-burst");

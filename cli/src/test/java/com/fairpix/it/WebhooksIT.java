@@ -60,7 +60,11 @@ class WebhooksIT {
         String key = client.createTenant(id, Map.of());
         HttpResponse<String> r = client.send("PATCH", "/admin/v1/tenants/" + id, Json.write(Map.of("webhookUrl", receiver.url(path))));
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return new String[] {key, Json.mapper().readTree(r.body()).get("webhookSecret").asText()};
+        assertThat(Json.mapper().readTree(r.body()).has("webhookSecret")).as("a PATCH answer shows no secret").isFalse();
+        // Only create and rotate show the secret.
+        HttpResponse<String> rotated = client.send("POST", "/admin/v1/tenants/" + id + "/webhook-secret", "{}");
+        assertThat(rotated.statusCode()).as(rotated.body()).isEqualTo(200);
+        return new String[] {key, Json.mapper().readTree(rotated.body()).get("webhookSecret").asText()};
     }
 
     static JsonNode delivery(String tenant, String id) throws Exception {

@@ -36,6 +36,11 @@ final class WorkerProcess implements AutoCloseable {
         return new WorkerProcess(pb.start(), log);
     }
 
+    /** Waits up to {@code timeout} for the process to end; its exit code, or null while it runs. */
+    Integer awaitExit(java.time.Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : null;
+    }
+
     long pid() {
         return process.pid();
     }

@@ -26,7 +26,9 @@ import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
 import com.fairpix.core.resilience.GuardedObjectStore;
 import io.javalin.Javalin;
-import io.javalin.config.SizeUnit;
+import com.fairpix.core.job.SpecLimits;
+import com.fairpix.ingest.http.UploadReader;
+import com.fairpix.ingest.http.UploadSlots;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -48,8 +50,11 @@ public final class IngestApi implements AutoCloseable {
     private final TenantDirectory directory;
     private final OverloadGuard overload;
 
+    private final Javalin metricsApp;
+
     private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
-                      OverloadGuard overload) {
+                      OverloadGuard overload, Javalin metricsApp) {
+        this.metricsApp = metricsApp;
         this.directory = directory;
         this.overload = overload;
         this.redis = redis;
@@ -65,6 +70,8 @@ public final class IngestApi implements AutoCloseable {
      * @throws IllegalStateException when a dependency cannot be reached at start
      */
     public static IngestApi start(FairpixConfig config) {
+        // A guessable admin token is refused before anything is started.
+        com.fairpix.core.http.AdminTokens.check(config);
         AdmissionConfig admissionConfig = AdmissionConfig.from(config);
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
@@ -89,12 +96,12 @@ public final class IngestApi implements AutoCloseable {
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> "PONG".equals(redis.ping()));
         readiness.put("s3", objects::ping);
-        long maxUpload = config.longValue(Setting.MAX_UPLOAD_BYTES);
-        Javalin app = ServiceHttp.create(registry, readiness, c -> {
-            c.http.maxRequestSize = maxUpload;
-            c.jetty.multipartConfig.maxFileSize(maxUpload, SizeUnit.BYTES);
-            c.jetty.multipartConfig.maxTotalRequestSize(maxUpload + 1024 * 1024, SizeUnit.BYTES);
-            c.jetty.multipartConfig.maxInMemoryFileSize((int) Math.min(maxUpload, Integer.MAX_VALUE), SizeUnit.BYTES);
+        SpecLimits specLimits = SpecLimits.from(config);
+        com.fairpix.core.http.MetricsAccess metricsAccess = com.fairpix.core.http.MetricsAccess.from(config);
+        Javalin app = ServiceHttp.create(registry, readiness, metricsAccess, c -> {
+            // Uploads never pass through Javalin's body buffers (JobController streams them to a file
+            // within the tenant's limit); this caps only the JSON bodies of the admin API.
+            c.http.maxRequestSize = 1024 * 1024;
         });
         int port = config.integer(Setting.INGEST_PORT);
         // Default node id host:port; with port 0 (tests) the port is not known yet, so a random suffix.
@@ -102,20 +109,30 @@ public final class IngestApi implements AutoCloseable {
         OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
-                overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)));
-        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission),
+                overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE))).specLimits(specLimits);
+        String uploadDir = config.get(Setting.INGEST_UPLOAD_DIR);
+        UploadReader uploads = new UploadReader(uploadDir.isBlank() ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fairpix-uploads")
+                : java.nio.file.Path.of(uploadDir));
+        UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
+        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots, specLimits.maxSpecBytes()),
                 new AdminController(auth, tenants, jobs,
                         new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
                         webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),
                 new StatusController(auth, overload));
         app.start(host, port);
-        log.info("ingest-api listening on {}:{}", host, app.port());
-        return new IngestApi(redis, objects, producer, app, directory, overload);
+        Javalin metricsApp = metricsAccess.start(registry, host);
+        log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
+        return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp);
     }
 
     /** The port actually bound (useful with port 0). */
     public int port() {
         return app.port();
+    }
+
+    /** The port of the separate /metrics listener; -1 when /metrics is on {@link #port()}. */
+    public int metricsPort() {
+        return metricsApp == null ? -1 : metricsApp.port();
     }
 
     /** This node's overload protection (breakers, ramp, shedding). */
@@ -133,6 +150,7 @@ public final class IngestApi implements AutoCloseable {
         overload.close();
         directory.close();
         app.stop();
+        if (metricsApp != null) metricsApp.stop();
         producer.close();
         objects.close();
         redis.close();

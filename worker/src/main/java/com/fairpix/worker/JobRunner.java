@@ -6,6 +6,7 @@ import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobState;
 import com.fairpix.core.job.JobStore;
+import com.fairpix.core.log.LogSafe;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.notify.EventPublisher;
@@ -27,12 +28,28 @@ import org.slf4j.LoggerFactory;
  * Runs one job to a terminal state: RUNNING → decode/process → results in S3 → DONE (or FAILED),
  * then its event. Idempotent: a job already terminal is skipped, so a redelivered message does no
  * second work and emits no second completion.
+ *
+ * <p>Poison jobs are contained: each attempt is counted in the job's record (the RUNNING write)
+ * before any processing, and a job whose record already holds {@code maxAttempts} attempts is
+ * FAILED ({@code attempts-exhausted}) with one dead-letter record instead of being run again. So a
+ * job that kills its worker JVM (out of memory, a native crash) is tried at most
+ * {@code maxAttempts} times across all workers, however often Kafka redelivers it. An
+ * {@link Error} thrown while processing (e.g. {@link OutOfMemoryError}) fails that attempt like a
+ * transient failure, counted in {@code fairpix_worker_job_errors_total}, and the processing
+ * thread goes on.
  */
 public final class JobRunner {
     /** Time-to-start histogram buckets: from a few milliseconds (a quiet tenant) to minutes (a backlog). */
     private static final Duration[] QUEUE_WAIT_BUCKETS = java.util.stream.LongStream.of(5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 300_000)
             .mapToObj(Duration::ofMillis).toArray(Duration[]::new);
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
+    /**
+     * Test hook, off unless the system property {@code fairpix.test.crash-variant} (or the
+     * environment variable {@code FAIRPIX_TEST_CRASH_VARIANT}) names a variant: a job with a variant
+     * of that name halts this JVM once its attempt is recorded, as an out-of-memory kill or a native
+     * crash would (integration tests of poison-job containment).
+     */
+    private static final String CRASH_VARIANT = System.getProperty("fairpix.test.crash-variant", System.getenv("FAIRPIX_TEST_CRASH_VARIANT"));
 
     private final JobStore jobs;
     private final ResultWriter results;
@@ -130,8 +147,15 @@ public final class JobRunner {
     }
 
     private Outcome runOnce(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException {
+        // The attempt number the record holds once this attempt is written RUNNING (0 until then).
+        int[] recorded = new int[1];
         try {
-            return new Outcome.Finished(attempt(message, enqueuedAt));
+            return new Outcome.Finished(attempt(message, enqueuedAt, recorded));
+        } catch (Error e) {
+            // A processing thread must outlive a job's Error: count it and treat it as a failed attempt.
+            metrics.counter(MetricNames.WORKER_JOB_ERRORS, "error", e.getClass().getSimpleName()).increment();
+            log.error("job {} of {} threw {} on attempt {}", message.jobId(), message.tenant(), e, Math.max(attempt, recorded[0]));
+            return failedAttempt(message, Math.max(attempt, recorded[0]), new IllegalStateException(e.toString(), e));
         } catch (JobFailure.Permanent e) {
             try {
                 fail(message, e.reason(), e.getMessage());
@@ -144,15 +168,35 @@ public final class JobRunner {
         } catch (io.github.resilience4j.circuitbreaker.CallNotPermittedException e) {
             // The dependency is known to be down: wait for it without spending an attempt.
             log.debug("job {} waits: {}", message.jobId(), e.getMessage());
+            unrecordAttempt(message, recorded[0]);
             return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
         } catch (RuntimeException e) {
+            if (com.fairpix.core.resilience.ClientErrors.is(e) && !(e instanceof com.fairpix.core.storage.ObjectStore.ObjectNotFoundException)) {
+                // S3 or Kafka refused this job's own request (a 400 for its key, a record too large):
+                // retrying cannot help, and it says nothing about the dependency. (A missing original
+                // keeps its retries: it may not be visible yet.)
+                try {
+                    fail(message, "request-refused", e.getClass().getSimpleName() + ": " + e.getMessage());
+                    return new Outcome.Finished(true);
+                } catch (RuntimeException again) {
+                    return new Outcome.RetryAfter(backoff(attempt));
+                }
+            }
             if (dependencyDown.getAsBoolean()) {
                 // This failure (or the ones beside it) just opened a breaker: the outage is not the job's fault.
+                unrecordAttempt(message, recorded[0]);
                 return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
             }
+            return failedAttempt(message, Math.max(attempt, recorded[0]), e);
+        }
+    }
+
+    /** A failed attempt that counts: FAILED after the last, else a retry after the backoff. */
+    private Outcome failedAttempt(JobMessage message, int attempt, RuntimeException e) {
+        {
             String reason = e instanceof JobFailure f ? f.reason() : "transient";
             if (attempt >= maxAttempts) {
-                log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, e.toString());
+                log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, LogSafe.of(e.toString()));
                 try {
                     fail(message, "attempts-exhausted", reason + ": " + e.getMessage());
                     return new Outcome.Finished(true);
@@ -162,8 +206,24 @@ public final class JobRunner {
                 }
             }
             Duration delay = backoff(attempt);
-            log.info("job {} attempt {} failed transiently ({}); retrying in {} ms", message.jobId(), attempt, e.toString(), delay.toMillis());
+            log.info("job {} attempt {} failed transiently ({}); retrying in {} ms", message.jobId(), attempt, LogSafe.of(e.toString()), delay.toMillis());
             return new Outcome.RetryAfter(delay);
+        }
+    }
+
+    /**
+     * An attempt a dependency outage refused does not count: the record gets back the attempt
+     * number it had before this attempt wrote RUNNING (best effort: if that write fails too, the
+     * attempt counts).
+     */
+    private void unrecordAttempt(JobMessage message, int recorded) {
+        if (recorded <= 0) return;
+        try {
+            jobs.get(message.tenant(), message.jobId())
+                    .filter(j -> j.state() == JobState.RUNNING && j.attempts() == recorded)
+                    .ifPresent(j -> jobs.transition(j.running(j.startedAt(), j.queuedAt(), recorded - 1), EnumSet.of(JobState.RUNNING)));
+        } catch (RuntimeException e) {
+            log.debug("attempt {} of job {} stays counted: {}", recorded, message.jobId(), e.toString());
         }
     }
 
@@ -171,8 +231,11 @@ public final class JobRunner {
         return baseBackoff.multipliedBy(1L << Math.min(10, attempt - 1));
     }
 
-    /** @return true when the job was run, false when it was skipped */
-    private boolean attempt(JobMessage message, Instant enqueuedAt) throws InterruptedException {
+    /**
+     * @param recorded set to the attempt number written into the record before processing
+     * @return true when the job was run, false when it was skipped
+     */
+    private boolean attempt(JobMessage message, Instant enqueuedAt, int[] recorded) throws InterruptedException {
         // The job leaves the queue when a processing thread takes it; reading its record is service.
         Instant started = clock.instant();
         Optional<JobRecord> stored = jobs.get(message.tenant(), message.jobId());
@@ -188,9 +251,21 @@ public final class JobRunner {
             log.debug("job {} is already {}; skipping", job.id(), job.state());
             return false;
         }
+        if (job.attempts() >= maxAttempts) {
+            // Every earlier attempt was recorded and none ended the job: they died with their worker
+            // (OOM, native crash, kill). Running it again would only take down another one.
+            metrics.counter(MetricNames.WORKER_JOB_ERRORS, "error", "attempts-exhausted").increment();
+            throw new JobFailure.Permanent("attempts-exhausted", job.attempts() + " attempts started and none finished (worker.max-attempts = "
+                    + maxAttempts + "); the job may crash its worker");
+        }
         JobRecord runningJob = job.running(started, enqueuedAt, job.attempts() + 1);
         JobStore.Transition running = jobs.transition(runningJob, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
         if (!running.applied()) return false; // cancelled or finished meanwhile
+        recorded[0] = runningJob.attempts();
+        if (CRASH_VARIANT != null && message.spec().variants().containsKey(CRASH_VARIANT)) {
+            log.error("test hook fairpix.test.crash-variant: job {} attempt {} halts this worker", job.id(), recorded[0]);
+            Runtime.getRuntime().halt(134);
+        }
         if (job.state() == JobState.QUEUED) {
             Timer.builder(MetricNames.JOB_QUEUE_WAIT).description("from the job's Kafka record (queued) to its start").tag("tenant", tenantTags.tag(job.tenant())).publishPercentiles(0.5, 0.99)
                     // Buckets too, so p99 can be aggregated across workers (histogram_quantile).
@@ -230,7 +305,7 @@ public final class JobRunner {
         JobRecord failed = stored.get().failed(clock.instant(), reason, detail);
         JobStore.Transition t = jobs.transition(failed, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
         if (t.applied()) {
-            log.info("job {} of {} FAILED: {} ({})", message.jobId(), message.tenant(), reason, detail);
+            log.info("job {} of {} FAILED: {} ({})", message.jobId(), message.tenant(), reason, LogSafe.of(detail));
             events.deadLetter(message, reason, detail);
             publish(failed);
             metrics.counter(MetricNames.JOBS_COMPLETED, "state", "FAILED", "tenant", tenantTags.tag(message.tenant())).increment();

@@ -112,6 +112,12 @@ public final class FairpixConfig {
         if (longValue(Setting.JOB_RETENTION_SECONDS) <= 0) throw new IllegalArgumentException(Setting.JOB_RETENTION_SECONDS.env() + " must be > 0");
         for (Setting s : List.of(Setting.WEBHOOKS_PORT, Setting.WEBHOOKS_ENDPOINT_CONCURRENCY)) integer(s);
         if (integer(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY) < 1) throw new IllegalArgumentException(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY.env() + " must be >= 1");
+        for (Setting s : List.of(Setting.WEBHOOKS_TENANT_CONCURRENCY, Setting.WEBHOOKS_MAX_IN_FLIGHT, Setting.INGEST_MAX_UPLOADS_IN_FLIGHT,
+                Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT, Setting.ADMIN_TOKEN_MIN_LENGTH)) {
+            if (integer(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
+        }
+        com.fairpix.core.job.SpecLimits.from(this); // throws naming the spec.* setting
+        com.fairpix.core.http.MetricsAccess.from(this);
         if (longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS) < 0) throw new IllegalArgumentException(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS.env() + " must be >= 0");
         String allowHttp = get(Setting.WEBHOOKS_ALLOW_HTTP).trim();
         if (!allowHttp.equals("true") && !allowHttp.equals("false")) throw new IllegalArgumentException(Setting.WEBHOOKS_ALLOW_HTTP.env() + " must be true or false, got " + allowHttp);
@@ -192,7 +198,7 @@ public final class FairpixConfig {
         Map<Setting, String[]> out = new LinkedHashMap<>();
         for (Setting s : Setting.values()) {
             String v = values.get(s);
-            boolean secret = s == Setting.ADMIN_TOKEN || s == Setting.S3_SECRET_KEY;
+            boolean secret = s == Setting.ADMIN_TOKEN || s == Setting.S3_SECRET_KEY || s == Setting.METRICS_TOKEN;
             out.put(s, new String[] {secret && !v.isEmpty() ? "****" : v, sources.get(s)});
         }
         return out;

@@ -44,13 +44,36 @@ public final class ServiceHttp {
      * @param extra     further configuration (request size limits)
      */
     public static Javalin create(PrometheusMeterRegistry registry, Map<String, BooleanSupplier> readiness, Consumer<JavalinConfig> extra) {
+        return create(registry, readiness, MetricsAccess.OPEN, extra);
+    }
+
+    /**
+     * @param metrics who may read {@code /metrics}: here without a token, here behind its own token,
+     *                or not here at all (a separate listener, {@link MetricsAccess#start})
+     */
+    public static Javalin create(PrometheusMeterRegistry registry, Map<String, BooleanSupplier> readiness, MetricsAccess metrics,
+                                 Consumer<JavalinConfig> extra) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.useVirtualThreads = true;
             config.jsonMapper(new JavalinJackson(Json.mapper(), true));
             extra.accept(config);
         });
-        app.exception(ApiProblem.class, (e, ctx) -> renderProblem(ctx, e));
+        app.exception(ApiProblem.class, (e, ctx) -> {
+            if (e.status() >= 400 && e.status() < 500) {
+                registry.counter(com.fairpix.core.metrics.MetricNames.CLIENT_ERRORS, "status", Integer.toString(e.status()), "type", e.slug()).increment();
+            }
+            renderProblem(ctx, e);
+        });
+        // Javalin's and Jetty's own refusals (e.g. a JSON body over the size limit) as problems too.
+        app.exception(io.javalin.http.HttpResponseException.class, (e, ctx) -> renderProblem(ctx,
+                new ApiProblem(e.getStatus(), switch (e.getStatus()) {
+                    case 404 -> "not-found";
+                    case 405 -> "method-not-allowed";
+                    case 413 -> "payload-too-large";
+                    default -> "http-" + e.getStatus();
+                },
+                        io.javalin.http.HttpStatus.forStatus(e.getStatus()).getMessage(), e.getMessage())));
         app.exception(Exception.class, (e, ctx) -> {
             log.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
             renderProblem(ctx, new ApiProblem(500, "internal", "Internal server error", "The request failed on our side; it has been logged."));
@@ -61,7 +84,7 @@ public final class ServiceHttp {
             }
         });
         app.error(405, ctx -> renderProblem(ctx, new ApiProblem(405, "method-not-allowed", "Method not allowed", ctx.method() + " is not allowed on " + ctx.path())));
-        app.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
+        if (metrics.onServicePort()) app.get("/metrics", ctx -> metrics.serve(ctx, registry));
         app.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
         app.get("/health/ready", ctx -> {
             Map<String, String> checks = new LinkedHashMap<>();
@@ -96,11 +119,14 @@ public final class ServiceHttp {
         throw ApiProblem.badRequest("invalid-json", "The body must be a JSON object.");
     }
 
-    /** Writes {@code problem} as the response: status, headers, problem+json body. */
+    /**
+     * Writes {@code problem} as the response: status, headers, problem+json body in UTF-8 (RFC 8259
+     * §8.1; encoded here, so the servlet's default ISO-8859-1 never turns a character into '?').
+     */
     public static void renderProblem(Context ctx, ApiProblem problem) {
         problem.headers().forEach(ctx::header);
         ctx.status(problem.status())
                 .contentType(PROBLEM_JSON)
-                .result(Json.write(problem.body(ctx.path())));
+                .result(Json.writeBytes(problem.body(ctx.path())));
     }
 }

@@ -1,5 +1,6 @@
 package com.fairpix.core.job;
 
+import com.fairpix.core.config.Setting;
 import com.fairpix.core.error.ApiProblem;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -60,6 +61,22 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
      * @throws ApiProblem 400 {@code invalid-spec} with an {@code errors} list naming each problem
      */
     public static JobSpec parse(String json, String tenant) {
+        return parse(json, tenant, SpecLimits.DEFAULTS);
+    }
+
+    /**
+     * Parses and validates a spec against {@code limits}, collecting every problem.
+     *
+     * @param tenant the submitting tenant; watermark keys must lie under its prefix; null skips that check
+     * @param limits sizes, counts and ranges allowed (see {@link SpecLimits}); checks that need the
+     *               source's size are {@link #outputProblems}
+     * @throws ApiProblem 413 {@code spec-too-large} over {@code limits.maxSpecBytes()}; 400
+     *                    {@code invalid-spec} with an {@code errors} list naming each problem
+     */
+    public static JobSpec parse(String json, String tenant, SpecLimits limits) {
+        if (json != null && json.length() > limits.maxSpecBytes() / 4 && utf8Length(json) > limits.maxSpecBytes()) {
+            throw tooLarge(utf8Length(json), limits.maxSpecBytes());
+        }
         if (json == null || json.isBlank()) {
             throw invalid(List.of("spec is missing: send a 'spec' part (multipart) or the 'spec' query parameter"));
         }
@@ -91,22 +108,30 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         if (variantsNode == null || !variantsNode.isObject() || variantsNode.isEmpty()) {
             errors.add("variants must be a non-empty object of name → list of operations");
         } else {
-            if (variantsNode.size() > MAX_VARIANTS) errors.add("at most " + MAX_VARIANTS + " variants, got " + variantsNode.size());
+            int maxVariants = Math.min(MAX_VARIANTS, limits.maxVariants());
+            if (variantsNode.size() > maxVariants) errors.add("at most " + maxVariants + " variants, got " + variantsNode.size() + " (" + Setting.SPEC_MAX_VARIANTS.key() + ")");
             for (Iterator<Map.Entry<String, JsonNode>> it = variantsNode.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 String name = e.getKey();
                 if (!VARIANT_NAME.matcher(name).matches()) errors.add("variant name '" + name + "' must match " + VARIANT_NAME.pattern());
-                variants.put(name, parseOperations("variants." + name, e.getValue(), tenant, errors));
+                variants.put(name, parseOperations("variants." + name, e.getValue(), tenant, limits, errors));
             }
         }
         if (!errors.isEmpty()) throw invalid(errors);
         return new JobSpec(variants, pool, webhookUrl);
     }
 
-    private static List<Operation> parseOperations(String path, JsonNode node, String tenant, List<String> errors) {
+    private static List<Operation> parseOperations(String path, JsonNode node, String tenant, SpecLimits limits, List<String> errors) {
         List<Operation> ops = new ArrayList<>();
         if (node == null || !node.isArray() || node.isEmpty()) {
             errors.add(path + " must be a non-empty list of operations");
+            return ops;
+        }
+        boolean endsInEncode = node.get(node.size() - 1).path("op").asText().equals("encode");
+        int count = node.size() + (endsInEncode ? 0 : 1);
+        if (count > limits.maxOperations()) {
+            errors.add(path + ": at most " + limits.maxOperations() + " operations per variant (the encode step included), got " + count
+                    + " (" + Setting.SPEC_MAX_OPERATIONS.key() + ")");
             return ops;
         }
         for (int i = 0; i < node.size(); i++) {
@@ -118,17 +143,18 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
             }
             String name = op.get("op").asText();
             Operation parsed = switch (name) {
-                case "resize" -> resize(op, at, errors);
+                case "resize" -> resize(op, at, limits, errors);
                 case "crop" -> {
                     unknownMembers(op, at, Set.of("op", "left", "top", "width", "height"), errors);
                     Integer left = integer(op, "left", 0, MAX_SIDE - 1, 0, at, errors);
                     Integer top = integer(op, "top", 0, MAX_SIDE - 1, 0, at, errors);
-                    Integer w = side(op, "width", at, errors);
-                    Integer h = side(op, "height", at, errors);
+                    Integer w = side(op, "width", limits, at, errors);
+                    Integer h = side(op, "height", limits, at, errors);
                     if (w == null || h == null) {
                         errors.add(at + ": crop needs width and height (pixels)");
                         yield null;
                     }
+                    boxPixels(w, h, limits, at, "crop", errors);
                     yield left == null || top == null ? null : new Operation.Crop(left, top, w, h);
                 }
                 case "rotate" -> {
@@ -154,8 +180,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
                 }
                 case "blur" -> {
                     unknownMembers(op, at, Set.of("op", "sigma"), errors);
-                    Double sigma = number(op, "sigma", 0.3, 1000, null, at, errors);
-                    if (sigma == null && !op.has("sigma")) errors.add(at + ": blur needs sigma (pixels, 0.3–1000)");
+                    Double sigma = number(op, "sigma", 0.3, limits.maxBlurSigma(), null, at, errors);
+                    if (sigma == null && !op.has("sigma")) errors.add(at + ": blur needs sigma (pixels, 0.3–" + fmt(limits.maxBlurSigma()) + ")");
                     yield sigma == null ? null : new Operation.Blur(sigma);
                 }
                 case "sharpen" -> {
@@ -164,7 +190,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
                     Double amount = number(op, "amount", 0, 10, 1.0, at, errors);
                     yield sigma == null || amount == null ? null : new Operation.Sharpen(sigma, amount);
                 }
-                case "watermark" -> watermark(op, at, tenant, errors);
+                case "watermark" -> watermark(op, at, tenant, limits, errors);
                 case "background" -> {
                     unknownMembers(op, at, Set.of("op", "colour", "color"), errors);
                     JsonNode c = op.has("colour") ? op.get("colour") : op.get("color");
@@ -192,9 +218,9 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         return ops;
     }
 
-    private static Operation.Resize resize(JsonNode op, String at, List<String> errors) {
-        Integer w = side(op, "width", at, errors);
-        Integer h = side(op, "height", at, errors);
+    private static Operation.Resize resize(JsonNode op, String at, SpecLimits limits, List<String> errors) {
+        Integer w = side(op, "width", limits, at, errors);
+        Integer h = side(op, "height", limits, at, errors);
         if (w == null && h == null && !op.has("width") && !op.has("height")) errors.add(at + ": resize needs width or height (pixels)");
         Operation.Fit fit = Operation.Fit.CONTAIN;
         if (op.has("fit")) {
@@ -206,6 +232,9 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         }
         if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && (w == null || h == null)) {
             errors.add(at + ": fit " + fit.id() + " needs both width and height");
+        } else if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && !bool(op, "withoutEnlargement", at, new ArrayList<>())) {
+            // cover and fill make exactly the box (unless they may not enlarge): too many pixels whatever the source
+            boxPixels(w, h, limits, at, "resize " + fit.id(), errors);
         }
         Operation.Gravity gravity = gravity(op, at, errors);
         if (op.has("gravity") && fit != Operation.Fit.COVER) errors.add(at + ": gravity applies only to fit cover");
@@ -214,13 +243,19 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         return new Operation.Resize(w, h, fit, noEnlarge, gravity);
     }
 
-    private static Operation.Watermark watermark(JsonNode op, String at, String tenant, List<String> errors) {
+    private static Operation.Watermark watermark(JsonNode op, String at, String tenant, SpecLimits limits, List<String> errors) {
         unknownMembers(op, at, Set.of("op", "key", "gravity", "opacity", "scale", "margin"), errors);
         String key = op.hasNonNull("key") ? op.get("key").asText() : "";
         String prefix = tenant == null ? "tenants/" : "tenants/" + tenant + "/";
         boolean ok = true;
         if (key.isEmpty()) {
             errors.add(at + ": watermark needs key, the S3 key of an image under " + prefix);
+            ok = false;
+        } else if (key.length() > limits.maxKeyLength()) {
+            errors.add(at + ": watermark key is " + key.length() + " characters; at most " + limits.maxKeyLength() + " (" + Setting.SPEC_MAX_KEY_LENGTH.key() + ")");
+            ok = false;
+        } else if (!key.chars().allMatch(ch -> ch >= 0x20 && ch != 0x7f)) {
+            errors.add(at + ": watermark key must not contain control characters");
             ok = false;
         } else if (!key.startsWith(prefix) || key.contains("..") || key.contains("//") || key.contains("\\")) {
             // A tenant may only overlay its own objects; never another tenant's originals or results.
@@ -295,14 +330,62 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 
-    private static Integer side(JsonNode op, String member, String at, List<String> errors) {
+    private static Integer side(JsonNode op, String member, SpecLimits limits, String at, List<String> errors) {
         if (!op.has(member) || op.get(member).isNull()) return null;
         JsonNode v = op.get(member);
-        if (!v.isInt() || v.asInt() < 1 || v.asInt() > MAX_SIDE) {
-            errors.add(at + ": " + member + " must be an integer 1–" + MAX_SIDE + " (pixels)");
+        int max = Math.min(MAX_SIDE, limits.maxOutputSide());
+        if (!v.isInt() || v.asInt() < 1 || v.asInt() > max) {
+            errors.add(at + ": " + member + " must be an integer 1–" + max + " (pixels)");
             return null;
         }
         return v.asInt();
+    }
+
+    private static void boxPixels(Integer w, Integer h, SpecLimits limits, String at, String what, List<String> errors) {
+        if (w == null || h == null) return;
+        long px = (long) w * h;
+        if (px > limits.maxOutputPixels()) {
+            errors.add(at + ": " + what + " " + w + "x" + h + " = " + px + " pixels; at most " + limits.maxOutputPixels() + " pixels per image");
+        }
+    }
+
+    /**
+     * What the spec would make from a {@code width × height} source that is over {@code limits}:
+     * one entry per variant whose output, or any image on its way, has more pixels than
+     * {@code limits.maxOutputPixels()} or a side over {@code limits.maxOutputSide()}. Empty when it fits.
+     */
+    public List<String> outputProblems(int width, int height, SpecLimits limits) {
+        List<String> problems = new ArrayList<>();
+        OutputSize.of(this, width, height).forEach((name, e) -> {
+            if (e.peakPixels() > limits.maxOutputPixels()) {
+                problems.add("variants." + name + ": makes an image of " + e.peakPixels() + " pixels from this " + width + "x" + height
+                        + " source; at most " + limits.maxOutputPixels() + " (the tenant's maxPixels or " + Setting.SPEC_MAX_OUTPUT_PIXELS.key() + ")");
+            } else if (e.largestSide() > limits.maxOutputSide()) {
+                problems.add("variants." + name + ": makes an image " + e.largestSide() + " pixels on a side from this " + width + "x" + height
+                        + " source; at most " + limits.maxOutputSide() + " (" + Setting.SPEC_MAX_OUTPUT_SIDE.key() + ")");
+            }
+        });
+        return problems;
+    }
+
+    private static int utf8Length(String s) {
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) n++;
+            else if (c < 0x800) n += 2;
+            else if (Character.isHighSurrogate(c)) { n += 4; i++; }
+            else n += 3;
+        }
+        return n;
+    }
+
+    /** 413 {@code spec-too-large}: the spec is over {@code spec.max-bytes}. */
+    public static ApiProblem tooLarge(long bytes, int max) {
+        return new ApiProblem(413, "spec-too-large", "Job spec too large",
+                "The job spec is " + (bytes < 0 ? "over " + max : Long.toString(bytes)) + " bytes; at most " + max + " bytes are accepted (" + Setting.SPEC_MAX_BYTES.key() + ").")
+                .with("limit", max)
+                .header("Connection", "close"); // the rest of a streamed body is not wanted
     }
 
     private static void unknownMembers(JsonNode op, String at, Set<String> known, List<String> errors) {

@@ -11,6 +11,10 @@ public final class MetricNames {
     public static final String JOB_PROCESSING = "fairpix.job.processing";
     public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
     public static final String JOBS_RUNNING = "fairpix.jobs.running";
+    /** Job attempts that ended in a Java Error (by class) or found their attempts used up by crashed workers ({@code attempts-exhausted}). */
+    public static final String WORKER_JOB_ERRORS = "fairpix.worker.job.errors";
+    /** Requests refused for the client's own fault (4xx), by HTTP status and problem type; never counted against a dependency. */
+    public static final String CLIENT_ERRORS = "fairpix.http.client.errors";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
     /** Job records a worker holds in memory (gauge). */
     public static final String READ_AHEAD_RECORDS = "fairpix.worker.read.ahead.records";
@@ -33,6 +37,8 @@ public final class MetricNames {
     public static final String WEBHOOK_ATTEMPT_DURATION = "fairpix.webhook.attempt.duration";
     /** Deliveries dead-lettered after their last attempt (or disabled by 410). */
     public static final String WEBHOOK_DEAD_LETTERED = "fairpix.webhook.dead.lettered";
+    /** Webhook attempts put back without being made, by reason (endpoint-busy, tenant-busy, dispatcher-busy, breaker-open). */
+    public static final String WEBHOOK_DEFERRED = "fairpix.webhook.deferred";
     /** Deliveries waiting for an attempt (due now or later). */
     public static final String WEBHOOK_PENDING = "fairpix.webhook.pending";
 

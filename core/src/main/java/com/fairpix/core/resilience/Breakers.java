@@ -1,6 +1,5 @@
 package com.fairpix.core.resilience;
 
-import com.fairpix.core.storage.ObjectStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -59,9 +58,12 @@ public final class Breakers {
         }
     }
 
-    /** Ignores {@link ObjectStore.ObjectNotFoundException} (a missing object is an answer). */
+    /**
+     * Ignores client errors ({@link ClientErrors}: a missing object, S3 4xx such as KeyTooLong,
+     * Kafka's RecordTooLarge): answers about one request, not an outage.
+     */
     public static Breakers of(BreakerSettings s) {
-        return new Breakers(s, t -> t instanceof ObjectStore.ObjectNotFoundException);
+        return new Breakers(s, ClientErrors::is);
     }
 
     public CircuitBreaker get(Dependency d) {

@@ -25,6 +25,11 @@ public final class GuardedObjectStore implements ObjectStore {
     }
 
     @Override
+    public void put(String key, java.nio.file.Path file, long size, String contentType) {
+        breaker.executeRunnable(() -> delegate.put(key, file, size, contentType));
+    }
+
+    @Override
     public byte[] get(String key, long maxBytes) {
         return breaker.executeSupplier(() -> delegate.get(key, maxBytes));
     }

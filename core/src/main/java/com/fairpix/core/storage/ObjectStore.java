@@ -9,6 +9,21 @@ public interface ObjectStore extends AutoCloseable {
     void put(String key, byte[] data, String contentType);
 
     /**
+     * Stores the {@code size} bytes of {@code file} under {@code key}, streaming them (an
+     * implementation over the network never holds the whole file in memory); this default reads it.
+     *
+     * @param size the file's length, bytes
+     * @throws java.io.UncheckedIOException when the file cannot be read
+     */
+    default void put(String key, java.nio.file.Path file, long size, String contentType) {
+        try {
+            put(key, java.nio.file.Files.readAllBytes(file), contentType);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
      * Reads a whole object.
      *
      * @param maxBytes refuse objects larger than this, bytes

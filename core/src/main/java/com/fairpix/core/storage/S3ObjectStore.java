@@ -41,6 +41,11 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     @Override
+    public void put(String key, java.nio.file.Path file, long size, String contentType) {
+        s3.putObject(b -> b.bucket(bucket).key(key).contentType(contentType).contentLength(size), RequestBody.fromFile(file));
+    }
+
+    @Override
     public byte[] get(String key, long maxBytes) {
         try (InputStream in = open(key)) {
             byte[] data = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));

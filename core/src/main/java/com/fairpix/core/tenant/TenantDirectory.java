@@ -22,6 +22,11 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code pollMillis} and replays the change log from the last version it applied, healing any
  * message the subscriber missed (pub/sub is at-most-once). A full reload every minute covers a
  * writer that crashed between writing and announcing.
+ *
+ * <p>A load races with a change announced while it reads Redis (a key revoked after the read, before
+ * the insert): each change bumps an epoch, and a load caches what it read only if no change was
+ * applied meanwhile; otherwise it answers from what it read and the next request reads again. So a
+ * revoked key stops working as soon as the revocation is applied, never a reload (~60 s) later.
  */
 public final class TenantDirectory implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TenantDirectory.class);
@@ -35,6 +40,8 @@ public final class TenantDirectory implements AutoCloseable {
     private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-tenant-poll").unstarted(r));
     private final Subscriber subscriber = new Subscriber();
     private volatile long appliedVersion = -1;
+    /** Bumped by every change applied (and every reload); a load that saw it move does not cache. */
+    private final java.util.concurrent.atomic.AtomicLong epoch = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
     private Thread subscriberThread;
 
@@ -75,8 +82,14 @@ public final class TenantDirectory implements AutoCloseable {
     public Optional<Tenant> byId(String id) {
         Tenant cached = tenants.get(id);
         if (cached != null) return Optional.of(cached);
+        long seen = epoch.get();
         Optional<Tenant> loaded = store.get(id);
-        loaded.ifPresent(t -> tenants.put(t.id(), t));
+        loaded.ifPresent(t -> {
+            // Cache only if no change was applied while we read; else the change may be older than the put.
+            synchronized (epoch) {
+                if (epoch.get() == seen) tenants.putIfAbsent(t.id(), t);
+            }
+        });
         return loaded;
     }
 
@@ -86,11 +99,17 @@ public final class TenantDirectory implements AutoCloseable {
         String hash = ApiKeys.hash(key);
         String owner = keyOwners.get(hash);
         if (owner == null) {
+            long seen = epoch.get();
             Optional<String> found = store.tenantForKeyHash(hash);
             if (found.isEmpty()) return Optional.empty();
             Optional<Tenant> tenant = byId(found.get());
-            // Reuse the tenant's own id string: one copy per tenant, however many keys.
-            tenant.ifPresent(t -> keyOwners.put(hash, t.id()));
+            // Reuse the tenant's own id string: one copy per tenant, however many keys. Not cached when
+            // a change (e.g. this key's revocation) was applied while we read: that change may predate the put.
+            tenant.ifPresent(t -> {
+                synchronized (epoch) {
+                    if (epoch.get() == seen) keyOwners.put(hash, t.id());
+                }
+            });
             return tenant;
         }
         return byId(owner);
@@ -102,6 +121,9 @@ public final class TenantDirectory implements AutoCloseable {
     }
 
     private void apply(String member) {
+        synchronized (epoch) {
+            epoch.incrementAndGet();
+        }
         if (member.startsWith("t:")) {
             String id = member.substring(2);
             if (!tenants.containsKey(id)) return; // not used here: it loads fresh when it is
@@ -136,6 +158,9 @@ public final class TenantDirectory implements AutoCloseable {
 
     private void reloadAll() {
         try {
+            synchronized (epoch) {
+                epoch.incrementAndGet();
+            }
             keyOwners.clear();
             for (String id : List.copyOf(tenants.keySet())) apply("t:" + id);
         } catch (RuntimeException e) {

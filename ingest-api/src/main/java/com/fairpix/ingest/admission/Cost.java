@@ -13,6 +13,20 @@ public final class Cost {
      * @param variants variants in the job spec (≥ 1)
      * @return nanotokens
      */
+    /**
+     * The cost of a job whose variants each handle {@code variantPixels[i]} pixels at most (the
+     * larger of the source and the biggest image the variant makes): {@code base + perMegapixel ×
+     * Σ max(1, megapixels)}, so an upscaled output costs what it makes, not what was uploaded.
+     *
+     * @return nanotokens
+     */
+    public static long nano(AdmissionConfig config, long[] variantPixels) {
+        double mp = 0;
+        for (long px : variantPixels) mp += Math.max(1.0, px / 1e6);
+        if (variantPixels.length == 0) mp = 1;
+        return Math.max(1, Limits.nano(config.costBase() + config.costPerMegapixel() * mp));
+    }
+
     public static long nano(AdmissionConfig config, long pixels, int variants) {
         double tokens = config.costBase() + config.costPerMegapixel() * Math.max(1.0, pixels / 1e6) * Math.max(1, variants);
         return Math.max(1, Limits.nano(tokens));

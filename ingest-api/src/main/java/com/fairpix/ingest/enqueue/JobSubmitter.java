@@ -7,6 +7,8 @@ import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.job.JobState;
+import com.fairpix.core.job.OutputSize;
+import com.fairpix.core.job.SpecLimits;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.json.Json;
 import com.fairpix.core.kafka.Topics;
@@ -31,6 +33,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -52,6 +55,8 @@ import redis.clients.jedis.params.SetParams;
 public final class JobSubmitter {
     private static final Logger log = LoggerFactory.getLogger(JobSubmitter.class);
     private static final long IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+    /** What a spec may ask for ({@code spec.*}); set once at start-up by {@link #specLimits}. */
+    private volatile SpecLimits specLimits = SpecLimits.DEFAULTS;
 
     private final ObjectStore objects;
     private final JobStore jobs;
@@ -92,6 +97,12 @@ public final class JobSubmitter {
         this.clock = clock;
     }
 
+    /** Sets the spec limits ({@code spec.*}); the defaults until called. */
+    public JobSubmitter specLimits(SpecLimits limits) {
+        this.specLimits = limits;
+        return this;
+    }
+
     /**
      * The accepted job, whether it is a replay of an earlier request with the same
      * Idempotency-Key, and the admission decision (null for a replay: it was not charged again).
@@ -99,17 +110,20 @@ public final class JobSubmitter {
     public record Submission(JobRecord job, boolean replayed, Decision admission) {}
 
     /**
-     * @param image          the upload's bytes
+     * @param image          the upload, already read (and size-checked while reading) into a
+     *                       temporary file; the caller closes it after the answer
      * @param specJson       the job spec as JSON
      * @param idempotencyKey the client's Idempotency-Key header, or null
-     * @throws ApiProblem 400 bad spec, 413 too large, 415 format not allowed, 422 bad header or too
-     *                    many pixels or a cost that can never fit, 429 over a rate, quota or
-     *                    concurrency limit, 409 a request with the same key in flight, 503 a backend down
+     * @throws ApiProblem 400 bad spec, 413 too large, 415 format not allowed, 422 bad header, too
+     *                    many pixels in or out, a cost that can never fit, or an Idempotency-Key
+     *                    reused for another request, 429 over a rate, quota or concurrency limit,
+     *                    409 a request with the same key in flight, 503 a backend down
      */
-    public Submission submit(Tenant tenant, byte[] image, String specJson, String idempotencyKey) {
+    public Submission submit(Tenant tenant, Upload image, String specJson, String idempotencyKey) {
         // Before any work: while a dependency's breaker is open the answer is a fast 503.
         overload.checkBreakers();
-        JobSpec spec = JobSpec.parse(specJson, tenant.id());
+        SpecLimits limits = specLimits.forTenant(tenant.maxPixels());
+        JobSpec spec = JobSpec.parse(specJson, tenant.id(), limits);
         if (spec.webhookUrl() != null) {
             if (webhookGuard == null) throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl is not accepted by this node").with("errors", java.util.List.of("webhookUrl is not accepted"));
             try {
@@ -118,27 +132,33 @@ public final class JobSubmitter {
                 throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl: " + e.getMessage()).with("errors", java.util.List.of("webhookUrl: " + e.getMessage()));
             }
         }
-        if (image.length == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
-        if (image.length > tenant.maxUploadBytes()) {
-            throw ApiProblem.tooLarge("The upload is " + image.length + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
+        if (image.size() == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
+        if (image.size() > tenant.maxUploadBytes()) {
+            throw ApiProblem.tooLarge("The upload is " + image.size() + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
         }
-        ImageHeader header = readHeader(tenant, image);
+        ImageHeader header = readHeader(tenant, image.headerBytes());
+        Map<String, OutputSize.Estimate> outputs = OutputSize.of(spec, header.displayWidth(), header.displayHeight());
+        List<String> outputProblems = spec.outputProblems(header.displayWidth(), header.displayHeight(), limits);
+        if (!outputProblems.isEmpty()) {
+            throw ApiProblem.unprocessable("output-too-large", "The job would make images over the limits: " + String.join("; ", outputProblems))
+                    .with("errors", outputProblems);
+        }
         String pool = spec.pool() != null ? spec.pool() : tenant.pool();
 
         String jobId = JobIds.next();
         if (idempotencyKey != null) {
-            Optional<JobRecord> earlier = claimIdempotencyKey(tenant.id(), idempotencyKey, jobId);
+            Optional<JobRecord> earlier = claimIdempotencyKey(tenant.id(), idempotencyKey, jobId, Idempotency.fingerprint(spec, image.sha256()));
             if (earlier.isPresent()) return new Submission(earlier.get(), true, null);
         }
         Decision decision = null;
         try {
             // Admission after validation and the header read (the cost needs the pixels), before any write.
-            decision = admission.decide(tenant, Cost.nano(admissionConfig, header.pixels(), spec.variants().size()), jobId);
+            decision = admission.decide(tenant, Cost.nano(admissionConfig, variantPixels(header, outputs)), jobId);
             if (!decision.allowed()) throw RateLimitFields.problem(tenant, decision);
             overload.checkAdmitted(tenant, pool, decision);
             Instant now = clock.instant();
             String key = StorageKeys.original(tenant.id(), jobId, header.format().extension(), now);
-            JobRecord.Original original = new JobRecord.Original(key, header.format().id(), image.length, sha256(image), header.displayWidth(), header.displayHeight());
+            JobRecord.Original original = new JobRecord.Original(key, header.format().id(), image.size(), image.sha256(), header.displayWidth(), header.displayHeight());
             JobRecord job = new JobRecord(jobId, tenant.id(), JobState.QUEUED, pool, now, null, null, null, original, spec, Map.of(), null, 0);
 
             putOriginal(key, image, header);
@@ -146,7 +166,7 @@ public final class JobSubmitter {
             enqueue(job, cost(header, spec), tenant.rate());
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
             countForAutoscaler(pool, tenant.id(), now);
-            metrics.summary(MetricNames.UPLOAD_BYTES).record(image.length);
+            metrics.summary(MetricNames.UPLOAD_BYTES).record(image.size());
             return new Submission(job, false, decision);
         } catch (RuntimeException e) {
             // Not accepted: free the concurrency slot (the tokens stay spent: a retry storm against a
@@ -176,6 +196,15 @@ public final class JobSubmitter {
         }
     }
 
+    /** Per variant, the most pixels it handles: its largest image, the source included (a cost input). */
+    private static long[] variantPixels(ImageHeader header, Map<String, OutputSize.Estimate> outputs) {
+        long[] px = new long[Math.max(1, outputs.size())];
+        int i = 0;
+        for (OutputSize.Estimate e : outputs.values()) px[i++] = Math.max(header.pixels(), e.peakPixels());
+        if (outputs.isEmpty()) px[0] = header.pixels();
+        return px;
+    }
+
     private ImageHeader readHeader(Tenant tenant, byte[] image) {
         ImageHeader header;
         try {
@@ -203,13 +232,17 @@ public final class JobSubmitter {
         return Math.max(1.0, header.pixels() / 1e6) * Math.max(1, spec.operationCount());
     }
 
-    private void putOriginal(String key, byte[] image, ImageHeader header) {
+    private void putOriginal(String key, Upload image, ImageHeader header) {
         try {
-            objects.put(key, image, header.format().contentType());
+            objects.put(key, image.file(), image.size(), header.format().contentType());
         } catch (CallNotPermittedException e) {
             throw overload.breakerOpen(Dependency.S3);
         } catch (RuntimeException e) {
             log.warn("S3 put failed for {}: {}", key, e.toString());
+            if (com.fairpix.core.resilience.ClientErrors.is(e)) {
+                // S3 refused this object (a 4xx), not the service: not a 503, and not counted by the breaker.
+                throw ApiProblem.unprocessable("original-refused", "The object store refused this upload; it cannot be stored as sent.");
+            }
             throw ApiProblem.unavailable("s3", "The object store is not answering; try again shortly.", 5);
         }
     }
@@ -258,6 +291,12 @@ public final class JobSubmitter {
     private ApiProblem enqueueFailed(JobRecord job, Exception e) {
         log.warn("Kafka produce failed for job {}: {}", job.id(), e.toString());
         markNotAccepted(job);
+        if (com.fairpix.core.resilience.ClientErrors.is(e)) {
+            // Kafka refused this message (e.g. RecordTooLarge), not the service: the request's fault,
+            // and not counted against the Kafka breaker (Breakers ignores client errors).
+            return new ApiProblem(413, "job-too-large", "Job too large",
+                    "The job's message is over the queue's size limit; send a smaller spec.").with("job", job.id());
+        }
         return ApiProblem.unavailable("kafka", "The job queue is not answering; the job was not accepted. Try again shortly.", 5);
     }
 
@@ -273,14 +312,20 @@ public final class JobSubmitter {
         }
     }
 
-    private Optional<JobRecord> claimIdempotencyKey(String tenant, String idempotencyKey, String jobId) {
-        if (idempotencyKey.length() > 255) throw ApiProblem.badRequest("invalid-idempotency-key", "Idempotency-Key must be at most 255 characters.");
-        String key = RedisKeys.idempotency(tenant, idempotencyKey);
+    /**
+     * Claims the key for this request (draft-ietf-httpapi-idempotency-key-header): the first request
+     * stores {@code jobId} and its fingerprint; a later one with the same fingerprint gets the
+     * earlier job (a replay), or 409 while that one is still being accepted; another fingerprint is 422.
+     */
+    private Optional<JobRecord> claimIdempotencyKey(String tenant, String idempotencyKey, String jobId, String fingerprint) {
+        String key = RedisKeys.idempotency(tenant, Idempotency.key(idempotencyKey));
         try {
-            if (redis.set(key, jobId, SetParams.setParams().nx().ex(IDEMPOTENCY_TTL_SECONDS)) != null) return Optional.empty();
-            String earlierId = redis.get(key);
-            Optional<JobRecord> earlier = earlierId == null ? Optional.empty() : jobs.get(tenant, earlierId);
-            if (earlier.isEmpty()) throw ApiProblem.conflict("idempotency-in-flight", "A request with this Idempotency-Key is still being processed; retry shortly.");
+            if (redis.set(key, Idempotency.value(jobId, fingerprint), SetParams.setParams().nx().ex(IDEMPOTENCY_TTL_SECONDS)) != null) return Optional.empty();
+            Idempotency.Claim earlierClaim = Idempotency.Claim.parse(redis.get(key));
+            if (earlierClaim == null) throw Idempotency.inFlight();
+            if (!earlierClaim.matches(fingerprint)) throw Idempotency.mismatch();
+            Optional<JobRecord> earlier = jobs.get(tenant, earlierClaim.jobId());
+            if (earlier.isEmpty()) throw Idempotency.inFlight();
             return earlier;
         } catch (JedisException e) {
             throw ApiProblem.unavailable("redis", "The job store is not answering; try again shortly.", 5);
@@ -297,8 +342,9 @@ public final class JobSubmitter {
 
     private void releaseIdempotencyKey(String tenant, String idempotencyKey, String jobId) {
         try {
-            String key = RedisKeys.idempotency(tenant, idempotencyKey);
-            if (jobId.equals(redis.get(key))) redis.del(key);
+            String key = RedisKeys.idempotency(tenant, Idempotency.key(idempotencyKey));
+            Idempotency.Claim claim = Idempotency.Claim.parse(redis.get(key));
+            if (claim != null && jobId.equals(claim.jobId())) redis.del(key);
         } catch (RuntimeException ignored) {
             // it expires; a retry then gets 409 until then, never a duplicate
         }

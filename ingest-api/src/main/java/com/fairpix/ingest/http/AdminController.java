@@ -91,7 +91,7 @@ public final class AdminController {
         if (cursor != null && !Tenant.ID.matcher(cursor).matches()) throw ApiProblem.badRequest("invalid-cursor", "cursor must be a tenant id from a previous page's nextCursor.");
         TenantStore.Page page = tenants.list(cursor, limit);
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("tenants", page.tenants());
+        out.put("tenants", page.tenants().stream().map(AdminController::view).toList());
         out.put("nextCursor", page.nextCursor());
         if (page.nextCursor() != null) ctx.header("Link", "</admin/v1/tenants?cursor=" + page.nextCursor() + "&limit=" + limit + ">; rel=\"next\"");
         ctx.json(out);
@@ -100,7 +100,7 @@ public final class AdminController {
     /** GET /admin/v1/tenants/{id}. */
     public void getTenant(Context ctx) {
         auth.admin(ctx);
-        ctx.json(tenant(ctx.pathParam("id")));
+        ctx.json(view(tenant(ctx.pathParam("id"))));
     }
 
     /** PATCH /admin/v1/tenants/{id}: JSON merge patch of the settable limits. */
@@ -118,7 +118,7 @@ public final class AdminController {
             }).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
             // A new URL is a new endpoint: a 410 from the old one no longer applies.
             if (!java.util.Objects.equals(current.webhookUrl(), updated.webhookUrl())) deliveries.enableAll(updated.id());
-            ctx.json(updated);
+            ctx.json(view(updated));
         } catch (Tenant.InvalidTenantException e) {
             throw invalid(e.errors());
         }
@@ -267,7 +267,7 @@ public final class AdminController {
         Tenant deleted = current.state() == TenantState.DELETED ? current
                 : tenants.update(current.id(), t -> t.withState(TenantState.DELETED)).orElseThrow();
         tenants.revokeAllKeys(current.id());
-        ctx.json(deleted);
+        ctx.json(view(deleted));
     }
 
     private void transition(Context ctx, Set<TenantState> from, TenantState to) {
@@ -277,13 +277,13 @@ public final class AdminController {
             throw ApiProblem.conflict("invalid-transition", "Tenant '" + current.id() + "' is " + current.state() + "; it cannot become " + to + ".");
         }
         if (current.state() == to) {
-            ctx.json(current);
+            ctx.json(view(current));
             return;
         }
-        ctx.json(tenants.update(current.id(), t -> {
+        ctx.json(view(tenants.update(current.id(), t -> {
             if (!from.contains(t.state())) throw ApiProblem.conflict("invalid-transition", "Tenant '" + t.id() + "' is " + t.state() + ".");
             return t.withState(to);
-        }).orElseThrow());
+        }).orElseThrow()));
     }
 
     /** POST /admin/v1/tenants/{id}/keys: a further API key (for rotation), shown once. */
@@ -326,6 +326,17 @@ public final class AdminController {
         out.put("tenant", tenant);
         out.put("job", JobView.of(job));
         ctx.json(out);
+    }
+
+    /**
+     * A tenant as every admin read shows it: without {@code webhookSecret} (only create and
+     * rotate show a secret), with {@code webhookSecretSet} saying whether it has one.
+     */
+    static ObjectNode view(Tenant t) {
+        ObjectNode n = Json.mapper().valueToTree(t);
+        n.remove("webhookSecret");
+        n.put("webhookSecretSet", t.webhookSecret() != null);
+        return n;
     }
 
     private Tenant tenant(String id) {

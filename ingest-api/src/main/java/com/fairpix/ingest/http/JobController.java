@@ -11,8 +11,8 @@ import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.RateLimitFields;
 import com.fairpix.ingest.auth.Authenticator;
 import com.fairpix.ingest.enqueue.JobSubmitter;
+import com.fairpix.ingest.enqueue.Upload;
 import io.javalin.http.Context;
-import io.javalin.http.UploadedFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,8 +29,20 @@ public final class JobController {
     private final ObjectStore objects;
     private final Clock clock;
     private final Admission admission;
+    private final UploadReader uploads;
+    private final UploadSlots slots;
+    private final int specMaxBytes;
 
-    public JobController(Authenticator auth, JobSubmitter submitter, JobStore jobs, ObjectStore objects, Clock clock, Admission admission) {
+    /**
+     * @param uploads      reads bodies into temporary files within their limits
+     * @param slots        this node's caps on uploads in flight
+     * @param specMaxBytes {@code spec.max-bytes}
+     */
+    public JobController(Authenticator auth, JobSubmitter submitter, JobStore jobs, ObjectStore objects, Clock clock, Admission admission,
+                         UploadReader uploads, UploadSlots slots, int specMaxBytes) {
+        this.uploads = uploads;
+        this.slots = slots;
+        this.specMaxBytes = specMaxBytes;
         this.admission = admission;
         this.auth = auth;
         this.submitter = submitter;
@@ -39,35 +51,55 @@ public final class JobController {
         this.clock = clock;
     }
 
-    /** POST /v1/jobs: multipart ({@code image} + {@code spec}) or a raw image body with {@code ?spec=}. */
+    /**
+     * POST /v1/jobs: multipart ({@code image} + {@code spec}) or a raw image body with {@code ?spec=}.
+     * The body is read as it arrives into a temporary file, within the tenant's
+     * {@code maxUploadBytes} (413 the moment it is passed, chunked or not) and within this node's
+     * upload slots (429 for the tenant's, 503 for the node's), and the file is deleted after the answer.
+     */
     public void submit(Context ctx) {
         Tenant tenant = auth.tenant(ctx);
         long declared = ctx.contentLength();
-        if (declared > tenant.maxUploadBytes() + 64 * 1024) { // multipart framing adds a little
-            throw ApiProblem.tooLarge("The request is " + declared + " bytes; tenant '" + tenant.id() + "' accepts images of at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
+        boolean multipart = ctx.isMultipartFormData();
+        long allowed = tenant.maxUploadBytes() + (multipart ? specMaxBytes + UploadReader.FRAMING_BYTES : 0);
+        if (declared > allowed) {
+            throw UploadReader.tooLarge(declared, tenant.maxUploadBytes(), tenant.id());
         }
-        byte[] image;
-        String spec;
-        if (ctx.isMultipartFormData()) {
-            UploadedFile file = ctx.uploadedFile("image");
-            if (file == null) throw ApiProblem.badRequest("missing-image", "The multipart request has no 'image' part.");
-            image = readAll(file.content());
-            spec = ctx.formParam("spec");
-            if (spec == null && ctx.uploadedFile("spec") != null) spec = new String(readAll(ctx.uploadedFile("spec").content()), java.nio.charset.StandardCharsets.UTF_8);
-        } else {
-            String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase();
+        if (!multipart) {
+            String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase(java.util.Locale.ROOT);
             if (!type.startsWith("image/") && !type.startsWith("application/octet-stream")) {
                 throw ApiProblem.unsupportedMediaType("Send the image as multipart/form-data (parts 'image' and 'spec') or as a raw image/* body with the spec in the 'spec' query parameter.");
             }
-            image = ctx.bodyAsBytes();
-            spec = ctx.queryParam("spec");
         }
-        JobSubmitter.Submission submission = submitter.submit(tenant, image, spec, ctx.header("Idempotency-Key"));
-        if (submission.admission() != null) RateLimitFields.headers(submission.admission()).forEach(ctx::header);
-        JobView view = JobView.of(submission.job());
-        ctx.header("Location", view.self());
-        if (submission.replayed()) ctx.header("Idempotent-Replayed", "true");
-        ctx.status(202).json(view);
+        try (UploadSlots.Slot slot = slots.acquire(tenant.id())) {
+            Upload image;
+            String spec;
+            InputStream body = body(ctx);
+            if (multipart) {
+                UploadReader.Parts parts = uploads.readMultipart(body, ctx.contentType(), tenant.maxUploadBytes(), specMaxBytes, tenant.id());
+                image = parts.image();
+                spec = parts.spec();
+            } else {
+                spec = ctx.queryParam("spec");
+                image = uploads.readRaw(body, tenant.maxUploadBytes(), tenant.id());
+            }
+            try (image) {
+                JobSubmitter.Submission submission = submitter.submit(tenant, image, spec, ctx.header("Idempotency-Key"));
+                if (submission.admission() != null) RateLimitFields.headers(submission.admission()).forEach(ctx::header);
+                JobView view = JobView.of(submission.job());
+                ctx.header("Location", view.self());
+                if (submission.replayed()) ctx.header("Idempotent-Replayed", "true");
+                ctx.status(202).json(view);
+            }
+        }
+    }
+
+    private static InputStream body(Context ctx) {
+        try {
+            return ctx.req().getInputStream();
+        } catch (IOException e) {
+            throw ApiProblem.badRequest("upload-incomplete", "The request body cannot be read.");
+        }
     }
 
     /** GET /v1/jobs/{id}. */
@@ -133,13 +165,5 @@ public final class JobController {
         // An unknown id, a malformed id and another tenant's id all answer the same 404.
         if (!JobIds.isValid(id)) throw ApiProblem.notFound("No job " + id + ".");
         return jobs.get(tenant.id(), id).orElseThrow(() -> ApiProblem.notFound("No job " + id + "."));
-    }
-
-    private static byte[] readAll(InputStream in) {
-        try (in) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -23,7 +23,6 @@ import com.fairpix.core.webhook.WebhookSecrets;
 import com.fairpix.core.webhook.WebhookSignature;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -39,10 +38,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -66,9 +63,16 @@ import redis.clients.jedis.JedisPooled;
  * its own virtual thread; retries are just later scores in that set, so they survive restarts.
  *
  * <p>Isolation: each tenant endpoint gets at most {@code endpointConcurrency} attempts in flight
- * here and its own circuit breaker; a delivery that finds its endpoint full or its breaker open is
- * put back a little later without an attempt, so a slow or dead endpoint holds only its own slots
- * and never a thread or a queue position another tenant needs.
+ * here and its own circuit breaker, each tenant at most {@code tenantConcurrency} over all its
+ * endpoints, and the dispatcher at most {@code maxInFlight} in all; a delivery that finds its
+ * endpoint, tenant or dispatcher full, or its breaker open, is put back a little later without an
+ * attempt, so a slow or dead endpoint holds only its own slots and never a thread or a queue
+ * position another tenant needs.
+ *
+ * <p>Bounded state: the per-endpoint slots and breaker live in a Caffeine cache of at most
+ * {@link #MAX_ENDPOINTS} entries that forgets an endpoint idle for {@link #ENDPOINT_IDLE}, so a
+ * tenant rotating hosts or ports cannot grow the heap; all attempts share one HTTP client
+ * ({@link WebhookSender}) with a bounded connection pool.
  */
 public final class WebhookDispatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WebhookDispatcher.class);
@@ -79,6 +83,10 @@ public final class WebhookDispatcher implements AutoCloseable {
     static final Duration LEASE = Duration.ofSeconds(60);
     /** How soon a delivery whose endpoint is at its concurrency limit is looked at again. */
     static final Duration BUSY_DELAY = Duration.ofMillis(500);
+    /** Endpoints (tenant + origin) whose slots and breaker are kept; the least recently used go first. */
+    static final int MAX_ENDPOINTS = 10_000;
+    /** An endpoint with no attempt for this long is forgotten (its breaker starts closed again). */
+    static final Duration ENDPOINT_IDLE = Duration.ofMinutes(10);
 
     /**
      * Tuning of one dispatcher.
@@ -86,14 +94,23 @@ public final class WebhookDispatcher implements AutoCloseable {
      * @param endpointConcurrency attempts in flight at once per tenant endpoint
      * @param pollInterval        how often the due set is checked
      * @param breakerOpen         how long an endpoint's open circuit breaker holds deliveries back
+     * @param tenantConcurrency   attempts in flight at once for one tenant, over all its endpoints
+     * @param maxInFlight         attempts in flight at once in this dispatcher
      */
-    public record Options(RetrySchedule schedule, int endpointConcurrency, Duration pollInterval, Duration breakerOpen, Duration secretOverlap) {
+    public record Options(RetrySchedule schedule, int endpointConcurrency, Duration pollInterval, Duration breakerOpen, Duration secretOverlap,
+                          int tenantConcurrency, int maxInFlight) {
+        public Options(RetrySchedule schedule, int endpointConcurrency, Duration pollInterval, Duration breakerOpen, Duration secretOverlap) {
+            this(schedule, endpointConcurrency, pollInterval, breakerOpen, secretOverlap, Math.max(endpointConcurrency, 16), 256);
+        }
+
         public static Options fromConfig(FairpixConfig config) {
             return new Options(RetrySchedule.parse(config.get(Setting.WEBHOOKS_RETRY_SCHEDULE)),
                     config.integer(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY), Duration.ofMillis(200), Duration.ofSeconds(30),
-                    Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)));
+                    Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)),
+                    config.integer(Setting.WEBHOOKS_TENANT_CONCURRENCY), config.integer(Setting.WEBHOOKS_MAX_IN_FLIGHT));
         }
     }
+
 
     private final JedisPooled redis;
     private final DeliveryStore deliveries;
@@ -107,8 +124,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final TenantTags tenantTags;
     private final KafkaConsumer<String, byte[]> consumer;
-    private final Map<String, Semaphore> endpointSlots = new ConcurrentHashMap<>();
-    private final CircuitBreakerRegistry breakers;
+    private final EndpointLimits limits;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
     private final RandomGenerator random = RandomGenerator.getDefault();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -125,19 +141,25 @@ public final class WebhookDispatcher implements AutoCloseable {
         this.directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         this.jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         this.guard = new UrlGuard(config.bool(Setting.WEBHOOKS_ALLOW_HTTP), UrlGuard.parseAllowList(config.get(Setting.WEBHOOKS_ALLOW_LIST)), resolver);
-        this.sender = new WebhookSender();
+        // No per-route cap in the pool: one route (host:port) may serve several tenants' endpoints, and
+        // EndpointLimits already caps each tenant endpoint; a per-route cap would let one tenant's slow
+        // attempts hold the connections another tenant's endpoint on the same host needs.
+        this.sender = new WebhookSender(WebhookSender.TOTAL_TIMEOUT, null, options.maxInFlight(), options.maxInFlight());
         this.options = options;
         this.clock = clock;
         this.registry = ServiceHttp.newRegistry();
         this.tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
-        this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
+        CircuitBreakerConfig breakerConfig = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(10)
                 .minimumNumberOfCalls(5)
                 .failureRateThreshold(50)
                 .waitDurationInOpenState(options.breakerOpen())
                 .permittedNumberOfCallsInHalfOpenState(1)
-                .build());
+                .build();
+        // Not a CircuitBreakerRegistry: it keeps every breaker it ever made.
+        this.limits = new EndpointLimits(options.endpointConcurrency(), options.tenantConcurrency(), MAX_ENDPOINTS, ENDPOINT_IDLE, breakerConfig,
+                com.github.benmanes.caffeine.cache.Ticker.systemTicker());
         String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);
         KafkaSupport.ensureTopics(bootstrap, config.integer(Setting.JOB_PARTITIONS));
         Properties props = KafkaSupport.consumerProperties(bootstrap, GROUP,
@@ -288,7 +310,13 @@ public final class WebhookDispatcher implements AutoCloseable {
     private void claimLoop() {
         while (running) {
             try {
-                List<String> due = deliveries.claimDue(clock.instant(), LEASE, 200);
+                // Claim no more than the dispatcher may run: the rest stays due in Redis, not in memory.
+                int room = Math.min(200, options.maxInFlight() - inFlight.get());
+                if (room <= 0) {
+                    Thread.sleep(options.pollInterval().toMillis());
+                    continue;
+                }
+                List<String> due = deliveries.claimDue(clock.instant(), LEASE, room);
                 for (String member : due) {
                     int slash = member.indexOf('/');
                     if (slash < 0) continue;
@@ -305,7 +333,7 @@ public final class WebhookDispatcher implements AutoCloseable {
                         }
                     });
                 }
-                if (due.size() < 200) Thread.sleep(options.pollInterval().toMillis());
+                if (due.size() < room) Thread.sleep(options.pollInterval().toMillis());
             } catch (InterruptedException e) {
                 break;
             } catch (RuntimeException e) {
@@ -337,17 +365,18 @@ public final class WebhookDispatcher implements AutoCloseable {
             deliveries.markDead(tenantId, id, clock.instant());
             return;
         }
-        String endpoint = tenantId + " " + origin(d.url());
-        Semaphore slots = endpointSlots.computeIfAbsent(endpoint, k -> new Semaphore(options.endpointConcurrency()));
-        if (!slots.tryAcquire()) {
+        Object granted = limits.tryAcquire(tenantId, origin(d.url()));
+        if (!(granted instanceof EndpointLimits.Permit permit)) {
             deliveries.schedule(tenantId, id, clock.instant().plus(BUSY_DELAY));
+            deferred(granted == EndpointLimits.Refusal.TENANT_BUSY ? "tenant-busy" : "endpoint-busy");
             return;
         }
-        try {
-            CircuitBreaker breaker = breakers.circuitBreaker(endpoint);
+        try (permit) {
+            CircuitBreaker breaker = permit.breaker();
             if (!breaker.tryAcquirePermission()) {
                 deliveries.schedule(tenantId, id, clock.instant().plus(options.breakerOpen()));
                 count(tenantId, "breaker-open");
+                deferred("breaker-open");
                 return;
             }
             Instant at = clock.instant();
@@ -359,9 +388,16 @@ public final class WebhookDispatcher implements AutoCloseable {
                 outcome = new WebhookSender.Outcome(0, "refused: " + e.getMessage(), null, Duration.ZERO);
             }
             record(d, at, outcome, breaker);
-        } finally {
-            slots.release();
         }
+    }
+
+    private void deferred(String reason) {
+        registry.counter(MetricNames.WEBHOOK_DEFERRED, "reason", reason).increment();
+    }
+
+    /** Endpoints whose state is kept now (bounded by {@link #MAX_ENDPOINTS}). */
+    public long endpointsTracked() {
+        return limits.endpoints();
     }
 
     private void record(WebhookDelivery d, Instant at, WebhookSender.Outcome outcome, CircuitBreaker breaker) {
@@ -386,7 +422,7 @@ public final class WebhookDispatcher implements AutoCloseable {
             deliveries.markDead(d.tenant(), d.id(), now);
             count(d.tenant(), "gone");
             registry.counter(MetricNames.WEBHOOK_DEAD_LETTERED, "tenant", tenantTags.tag(d.tenant())).increment();
-            log.info("endpoint {} of tenant {} answered 410 Gone; disabled", d.url(), d.tenant());
+            log.info("endpoint {} of tenant {} answered 410 Gone; disabled", com.fairpix.core.log.LogSafe.of(d.url()), d.tenant());
             return;
         }
         breaker.onError(outcome.elapsed().toNanos(), TimeUnit.NANOSECONDS, new RuntimeException(outcome.error() == null ? "HTTP " + outcome.status() : outcome.error()));

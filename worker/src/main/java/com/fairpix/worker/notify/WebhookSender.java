@@ -22,23 +22,31 @@ import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.util.Timeout;
 
 /**
- * One webhook attempt over HTTP(S), connecting only to the addresses the {@link UrlGuard} checked:
- * the client's {@link DnsResolver} answers with those addresses and nothing else (DNS pinning), while
- * TLS still uses the URL's host name for SNI and certificate verification. Redirects are never
- * followed, nothing is retried inside an attempt, the connect times out after 5 s, the whole attempt
- * after 15 s, and at most 64 KiB of the response is read (and then discarded: we never keep bodies).
- * A fresh client per attempt means no pooled connection outlives the check it was made under.
+ * Webhook attempts over HTTP(S), connecting only to the addresses the {@link UrlGuard} checked:
+ * the client's {@link DnsResolver} answers with the addresses pinned for the calling attempt and
+ * nothing else (DNS pinning), while TLS still uses the URL's host name for SNI and certificate
+ * verification. Redirects are never followed, nothing is retried inside an attempt, the connect
+ * times out after 5 s, the whole attempt after 15 s, and at most 64 KiB of the response is read
+ * (then the connection is dropped, not drained: we never keep bodies).
+ *
+ * <p>One client for every attempt, with one bounded connection pool ({@code maxConnections} in
+ * all, {@code perRoute} per host and port: the dispatcher sets it to the total, since one host may
+ * serve several tenants' endpoints and those are capped by {@link EndpointLimits}); a pooled connection was opened to an address a check allowed,
+ * lives at most {@link #CONNECTION_TTL} and idles at most {@link #CONNECTION_IDLE}.
  */
 public final class WebhookSender implements AutoCloseable {
     public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration TOTAL_TIMEOUT = Duration.ofSeconds(15);
     public static final int MAX_RESPONSE_BYTES = 64 * 1024;
+    static final Duration CONNECTION_TTL = Duration.ofSeconds(60);
+    static final Duration CONNECTION_IDLE = Duration.ofSeconds(30);
 
     /**
      * What came back: the status (0 when none) or the error class, the response's Retry-After, and
@@ -50,8 +58,12 @@ public final class WebhookSender implements AutoCloseable {
         }
     }
 
+    /** The checked addresses of the attempt running on this thread (the classic client connects on the caller's thread). */
+    private static final ThreadLocal<InetAddress[]> PINNED = new ThreadLocal<>();
+
     private final Duration totalTimeout;
-    private final javax.net.ssl.SSLContext tls;
+    private final CloseableHttpClient client;
+    private final PoolingHttpClientConnectionManager connections;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("fairpix-webhook-timeout").unstarted(r));
 
@@ -64,17 +76,21 @@ public final class WebhookSender implements AutoCloseable {
      * @param tls          trust material for tests with their own CA; null for the JVM's default trust store
      */
     public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls) {
-        this.totalTimeout = totalTimeout;
-        this.tls = tls;
+        this(totalTimeout, tls, 256, 256);
     }
 
-    /** POSTs {@code body} with {@code headers} to the checked target. Never throws for network trouble. */
-    public Outcome send(UrlGuard.Checked target, Map<String, String> headers, byte[] body) {
-        long start = System.nanoTime();
-        InetAddress[] pinned = target.addresses().toArray(InetAddress[]::new);
+    /**
+     * @param maxConnections pooled connections in all
+     * @param perRoute       pooled connections per host and port
+     */
+    public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls, int maxConnections, int perRoute) {
+        this.totalTimeout = totalTimeout;
         DnsResolver resolver = new DnsResolver() {
             @Override
-            public InetAddress[] resolve(String host) {
+            public InetAddress[] resolve(String host) throws java.net.UnknownHostException {
+                InetAddress[] pinned = PINNED.get();
+                // Never the system resolver: an address nobody checked is never connected to.
+                if (pinned == null) throw new java.net.UnknownHostException(host + ": no checked address for this attempt");
                 return pinned.clone();
             }
 
@@ -87,56 +103,78 @@ public final class WebhookSender implements AutoCloseable {
         // The default TLS strategy sends the URL's host as SNI and verifies the certificate against it,
         // whatever address the (pinned) resolver returned.
         if (tls != null) builder.setTlsSocketStrategy(new org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy(tls));
-        PoolingHttpClientConnectionManager connections = builder
+        this.connections = builder
                 .setDnsResolver(resolver)
+                .setMaxConnTotal(maxConnections)
+                .setMaxConnPerRoute(perRoute)
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
                         .setConnectTimeout(Timeout.of(CONNECT_TIMEOUT))
                         .setSocketTimeout(Timeout.of(totalTimeout))
+                        .setTimeToLive(org.apache.hc.core5.util.TimeValue.of(CONNECTION_TTL))
                         .build())
                 .build();
-        AtomicBoolean timedOut = new AtomicBoolean();
-        try (CloseableHttpClient client = HttpClients.custom()
+        this.client = HttpClients.custom()
                 .setConnectionManager(connections)
+                .evictExpiredConnections()
+                .evictIdleConnections(org.apache.hc.core5.util.TimeValue.of(CONNECTION_IDLE))
                 .disableRedirectHandling()
                 .disableAutomaticRetries()
                 .disableCookieManagement()
                 .disableAuthCaching()
                 .disableContentCompression()
-                .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(Timeout.of(totalTimeout)).build())
-                .build()) {
-            HttpPost post = new HttpPost(target.uri());
-            headers.forEach(post::setHeader);
-            post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
-            ScheduledFuture<?> deadline = timer.schedule(() -> {
-                timedOut.set(true);
-                post.cancel();
-            }, totalTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            try {
-                return client.execute(post, response -> {
-                    if (response.getEntity() != null) {
-                        try (InputStream in = response.getEntity().getContent()) {
-                            drain(in);
-                        }
-                    }
-                    Header ra = response.getFirstHeader("Retry-After");
-                    return new Outcome(response.getCode(), null, ra == null ? null : retryAfter(ra.getValue()), elapsed(start));
-                });
-            } finally {
-                deadline.cancel(false);
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setResponseTimeout(Timeout.of(totalTimeout))
+                        // A full pool waits at most this long for a connection; the attempt then fails, not the thread.
+                        .setConnectionRequestTimeout(Timeout.of(CONNECT_TIMEOUT))
+                        .build())
+                .build();
+    }
+
+    /** POSTs {@code body} with {@code headers} to the checked target. Never throws for network trouble. */
+    public Outcome send(UrlGuard.Checked target, Map<String, String> headers, byte[] body) {
+        long start = System.nanoTime();
+        AtomicBoolean timedOut = new AtomicBoolean();
+        HttpPost post = new HttpPost(target.uri());
+        headers.forEach(post::setHeader);
+        post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
+        PINNED.set(target.addresses().toArray(InetAddress[]::new));
+        ScheduledFuture<?> deadline = timer.schedule(() -> {
+            timedOut.set(true);
+            post.cancel();
+        }, totalTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        try (ClassicHttpResponse response = client.executeOpen(null, post, null)) {
+            if (response.getEntity() != null) {
+                try (InputStream in = response.getEntity().getContent()) {
+                    // More than we read: drop the connection rather than drain a stream that may never end.
+                    if (!drain(in)) post.cancel();
+                }
             }
+            Header ra = response.getFirstHeader("Retry-After");
+            return new Outcome(response.getCode(), null, ra == null ? null : retryAfter(ra.getValue()), elapsed(start));
         } catch (IOException | RuntimeException e) {
             String error = timedOut.get() || e instanceof java.net.SocketTimeoutException || e instanceof org.apache.hc.client5.http.ConnectTimeoutException
                     ? "timeout" : e.getClass().getSimpleName();
             return new Outcome(0, error, null, elapsed(start));
+        } finally {
+            deadline.cancel(false);
+            PINNED.remove();
         }
     }
 
-    private static void drain(InputStream in) throws IOException {
+    /** Connections pooled now, leased and idle (tests). */
+    int pooledConnections() {
+        var stats = connections.getTotalStats();
+        return stats.getLeased() + stats.getAvailable();
+    }
+
+    /** Reads at most 64 KiB; true when that was the whole body (the connection can be reused). */
+    private static boolean drain(InputStream in) throws IOException {
         byte[] buf = new byte[8192];
         int total = 0;
         int n;
         // Read at most 64 KiB so a hostile receiver cannot stream forever; the rest is dropped with the connection.
         while (total < MAX_RESPONSE_BYTES && (n = in.read(buf, 0, Math.min(buf.length, MAX_RESPONSE_BYTES - total))) > 0) total += n;
+        return total < MAX_RESPONSE_BYTES || in.read() < 0;
     }
 
     private static Duration elapsed(long startNanos) {
@@ -162,5 +200,10 @@ public final class WebhookSender implements AutoCloseable {
     @Override
     public void close() {
         timer.shutdownNow();
+        try {
+            client.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
     }
 }

@@ -1,0 +1,68 @@
+package com.fairpix.core.http;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.error.ApiProblem;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/**
+ * Who may read a service's Prometheus {@code /metrics} (it names tenants and their volumes):
+ * {@code metrics.port} −1 serves it on the service's own port, any other value on a listener of its
+ * own (0 = any free port) and not on the service port; {@code metrics.token}, when set, is a bearer
+ * token every scrape must send, wherever it is served.
+ *
+ * @param token bearer token; empty for none
+ * @param port  −1: on the service port; otherwise the separate listener's port
+ */
+public record MetricsAccess(String token, int port) {
+    /** {@code /metrics} on the service port, open (the behaviour before the setting). */
+    public static final MetricsAccess OPEN = new MetricsAccess("", -1);
+
+    public MetricsAccess {
+        token = token == null ? "" : token;
+        if (port < -1 || port > 65_535) throw new IllegalArgumentException(Setting.METRICS_PORT.env() + " must be -1 or 0..65535, got " + port);
+    }
+
+    public static MetricsAccess from(FairpixConfig config) {
+        return new MetricsAccess(config.get(Setting.METRICS_TOKEN).trim(), config.integer(Setting.METRICS_PORT));
+    }
+
+    /** True when {@code /metrics} is served on the service port. */
+    public boolean onServicePort() {
+        return port < 0;
+    }
+
+    /** Answers one scrape: 401 problem without the token (when one is set), else the text exposition. */
+    void serve(Context ctx, PrometheusMeterRegistry registry) {
+        if (!token.isEmpty()) {
+            String h = ctx.header("Authorization");
+            String sent = h != null && h.regionMatches(true, 0, "Bearer ", 0, 7) ? h.substring(7).trim() : "";
+            if (!MessageDigest.isEqual(sent.getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8))) {
+                throw new ApiProblem(401, "unauthorized", "Missing or invalid metrics token",
+                        "Send the metrics token as 'Authorization: Bearer ...' (" + Setting.METRICS_TOKEN.env() + ").")
+                        .header("WWW-Authenticate", "Bearer realm=\"fairpix-metrics\"");
+            }
+        }
+        ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Starts the separate {@code /metrics} listener when {@link #port} says so.
+     *
+     * @return the listener (stop it with the service), or null when metrics are on the service port
+     */
+    public Javalin start(PrometheusMeterRegistry registry, String host) {
+        if (onServicePort()) return null;
+        Javalin app = Javalin.create(c -> {
+            c.showJavalinBanner = false;
+            c.useVirtualThreads = true;
+        });
+        app.exception(ApiProblem.class, (e, ctx) -> ServiceHttp.renderProblem(ctx, e));
+        app.get("/metrics", ctx -> serve(ctx, registry));
+        return app.start(host, port);
+    }
+}

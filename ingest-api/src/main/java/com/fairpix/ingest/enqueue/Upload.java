@@ -1,0 +1,79 @@
+package com.fairpix.ingest.enqueue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * One uploaded image, read into a temporary file while it was received (never whole in memory):
+ * its size, its SHA-256 and the file. Closing deletes the file.
+ *
+ * @param file   the bytes, exactly as received
+ * @param size   bytes
+ * @param sha256 lower-case hex SHA-256 of the bytes
+ */
+public record Upload(Path file, long size, String sha256) implements AutoCloseable {
+
+    /** How much of the start of the file the header sniffing reads first: JPEG frame headers sit after APPn segments of up to 64 KiB each. */
+    public static final int HEAD_BYTES = 512 * 1024;
+    /** How far a JPEG's frame header is looked for when it is not in the first {@link #HEAD_BYTES} (large ICC or XMP segments). */
+    public static final int MAX_HEADER_BYTES = 16 * 1024 * 1024;
+
+    /**
+     * The first {@link #HEAD_BYTES} bytes (all of a smaller file).
+     *
+     * @throws UncheckedIOException when the temporary file cannot be read
+     */
+    public byte[] head() {
+        return head(HEAD_BYTES);
+    }
+
+    /**
+     * The bytes the header read needs: the first {@link #HEAD_BYTES}, or up to
+     * {@link #MAX_HEADER_BYTES} when the header cannot be read from those (a JPEG whose metadata
+     * segments push its frame header further), so memory per upload stays small in the common case.
+     *
+     * @throws UncheckedIOException when the temporary file cannot be read
+     */
+    public byte[] headerBytes() {
+        byte[] head = head(HEAD_BYTES);
+        if (size <= HEAD_BYTES) return head;
+        try {
+            com.fairpix.core.image.ImageHeader.read(head);
+            return head;
+        } catch (com.fairpix.core.image.ImageHeader.HeaderException e) {
+            return head(MAX_HEADER_BYTES);
+        }
+    }
+
+    private byte[] head(int max) {
+        try (InputStream in = Files.newInputStream(file)) {
+            return in.readNBytes((int) Math.min(size, max));
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading upload " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** An upload of {@code bytes} (tests and in-process callers); written to a temporary file in {@code dir}. */
+    public static Upload of(byte[] bytes, Path dir) {
+        try {
+            Path f = Files.createTempFile(dir, "upload-", ".part");
+            Files.write(f, bytes);
+            return new Upload(f, bytes.length, JobSubmitter.sha256(bytes));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Deletes the temporary file (idempotent). */
+    @Override
+    public void close() {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // a leftover file in the upload folder; it is named upload-*.part
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package com.fairpix.ingest.enqueue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fairpix.core.image.ImageHeader;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class UploadTest {
+    @TempDir Path dir;
+
+    /** A JPEG header (SOI, 12 APP2 segments of 64 KiB, then SOF0 of 4000x3000): its frame header lies past the first 512 KiB. */
+    static byte[] jpegWithBigMetadata() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(0xFF);
+        out.write(0xD8);
+        for (int i = 0; i < 12; i++) {
+            out.write(0xFF);
+            out.write(0xE2);
+            out.write(0xFF);
+            out.write(0xFF); // length 65535 including these two bytes
+            out.writeBytes(new byte[65533]);
+        }
+        out.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xC0, 0x00, 0x11, 0x08, 0x0B, (byte) 0xB8, 0x0F, (byte) 0xA0, 0x03,
+                0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01});
+        out.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xD9});
+        return out.toByteArray();
+    }
+
+    @Test
+    void aFrameHeaderPastTheFirst512KiBIsStillFound() throws Exception {
+        byte[] jpeg = jpegWithBigMetadata();
+        assertThat(jpeg.length).isGreaterThan(Upload.HEAD_BYTES);
+        try (Upload u = Upload.of(jpeg, dir)) {
+            ImageHeader h = ImageHeader.read(u.headerBytes());
+            assertThat(h.width()).isEqualTo(4000);
+            assertThat(h.height()).isEqualTo(3000);
+            assertThat(u.head()).hasSize(Upload.HEAD_BYTES);
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files).as("closing deletes the file").isEmpty();
+        }
+    }
+}
