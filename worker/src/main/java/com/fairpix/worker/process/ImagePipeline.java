@@ -67,27 +67,48 @@ public final class ImagePipeline {
      */
     public Map<String, Output> process(byte[] source, JobSpec spec, Assets assets) throws InterruptedException {
         DecodePlan plan = decode.plan(source, spec);
-        try (NativeMemoryBudget.Lease lease = budget.acquire(NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutput(spec)))) {
+        try (NativeMemoryBudget.Lease lease = budget.acquire(estimate(plan, source, largestOutput(spec)))) {
             // The limit covers decode and processing, not the wait for memory: waiting is backpressure.
             Deadline deadline = timeLimit == null ? Deadline.none() : Deadline.after(timeLimit, nanoTime);
             Map<String, Output> outputs = new LinkedHashMap<>();
             Map<String, Mat> watermarks = new HashMap<>();
+            List<NativeMemoryBudget.Lease> watermarkLeases = new java.util.ArrayList<>();
             try (Decoded decoded = decode.apply(source, plan)) {
                 for (Map.Entry<String, List<Operation>> variant : spec.variants().entrySet()) {
-                    outputs.put(variant.getKey(), render(decoded.image(), variant.getValue(), deadline, key -> watermarks.computeIfAbsent(key, k -> loadWatermark(assets, k))));
+                    outputs.put(variant.getKey(), render(decoded.image(), variant.getValue(), deadline,
+                            key -> watermarks.computeIfAbsent(key, k -> loadWatermark(assets, k, watermarkLeases))));
                 }
             } finally {
                 watermarks.values().forEach(Mat::release);
+                watermarkLeases.forEach(NativeMemoryBudget.Lease::close);
             }
             return outputs;
         }
     }
 
-    private Mat loadWatermark(Assets assets, String key) {
+    /** Native bytes a decode needs ({@link NativeMemoryBudget#estimate(long, long, long)}). */
+    static long estimate(DecodePlan plan, byte[] source, long largestOutputPixels) {
+        long coefficients = JpegFrames.progressive(source) ? plan.header().pixels() : 0;
+        return NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutputPixels, coefficients);
+    }
+
+    /**
+     * Decodes a watermark within the memory budget: its pixels are native memory like the source's.
+     * Without waiting (the job already holds its own lease, and two jobs waiting on each other's would
+     * deadlock): when the budget has no room the attempt fails transiently and is retried later.
+     */
+    private Mat loadWatermark(Assets assets, String key, List<NativeMemoryBudget.Lease> leases) {
         byte[] data = assets.read(key);
         try {
             JobSpec whole = new JobSpec(Map.of("w", List.of(new Operation.Encode("png", 80))), null);
-            return watermarkDecode.apply(data, whole).image();
+            DecodePlan plan = watermarkDecode.plan(data, whole);
+            NativeMemoryBudget.Lease lease = budget.tryAcquire(estimate(plan, data, plan.decodedPixels()));
+            if (lease == null) {
+                throw new com.fairpix.core.error.JobFailure.Transient("native-memory",
+                        "no native memory free for watermark " + key + " now; the job is retried", null);
+            }
+            leases.add(lease);
+            return watermarkDecode.apply(data, plan).image();
         } catch (com.fairpix.core.error.JobFailure.Permanent e) {
             throw new com.fairpix.core.error.JobFailure.Permanent("bad-watermark", "watermark " + key + ": " + e.getMessage());
         }

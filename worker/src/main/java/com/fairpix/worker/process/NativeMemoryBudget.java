@@ -69,6 +69,17 @@ public final class NativeMemoryBudget {
      * the largest variant 4 for the result + 12 for float compositing (alpha flattening, watermark).
      */
     public static long estimate(long decodedPixels, long largestOutputPixels) {
-        return decodedPixels * 16 + largestOutputPixels * 16;
+        return estimate(decodedPixels, largestOutputPixels, 0);
+    }
+
+    /**
+     * {@link #estimate(long, long)} plus a progressive JPEG's coefficient buffers: libjpeg keeps every
+     * DCT coefficient of the whole image (2 bytes each, 64 per 8x8 block and component) while it
+     * decodes, 6 bytes per source pixel with full-resolution chroma, whatever the output scale.
+     *
+     * @param coefficientPixels source pixels (width x height) of a progressive JPEG; 0 for anything else
+     */
+    public static long estimate(long decodedPixels, long largestOutputPixels, long coefficientPixels) {
+        return decodedPixels * 16 + largestOutputPixels * 16 + coefficientPixels * 6;
     }
 }

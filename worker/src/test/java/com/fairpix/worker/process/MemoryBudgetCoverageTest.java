@@ -1,0 +1,60 @@
+package com.fairpix.worker.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.job.JobSpec;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.opencv.imgcodecs.Imgcodecs;
+
+/** Native memory the budget must count besides the source decode: progressive coefficients, watermarks. */
+class MemoryBudgetCoverageTest {
+    static {
+        OpenCv.ensureLoaded();
+    }
+
+    @Test
+    void aProgressiveJpegIsToldFromABaselineOneByItsFrameMarker() {
+        var noise = StepImages.noise(64, 48, 1);
+        byte[] baseline = StepImages.encode(noise, ".jpg");
+        byte[] progressive = TestImages.encode(noise, ".jpg", Imgcodecs.IMWRITE_JPEG_PROGRESSIVE, 1);
+        assertThat(JpegFrames.progressive(baseline)).isFalse();
+        assertThat(JpegFrames.progressive(progressive)).isTrue();
+        assertThat(JpegFrames.progressive(StepImages.encode(noise, ".png"))).isFalse();
+        assertThat(JpegFrames.progressive(new byte[] {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF})).as("truncated").isFalse();
+    }
+
+    @Test
+    void aProgressiveJpegsCoefficientBuffersAreInItsEstimateWhateverTheShrinkOnLoad() {
+        var noise = StepImages.noise(1600, 1200, 2);
+        byte[] baseline = StepImages.encode(noise, ".jpg");
+        byte[] progressive = TestImages.encode(noise, ".jpg", Imgcodecs.IMWRITE_JPEG_PROGRESSIVE, 1);
+        JobSpec thumb = JobSpec.parse("{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":100,\"height\":100},{\"op\":\"encode\",\"format\":\"jpeg\"}]}}");
+        Decode decode = new Decode(100_000_000L);
+        DecodePlan plan = decode.plan(progressive, thumb);
+        assertThat(plan.decodedPixels()).as("shrink-on-load decodes a fraction").isLessThan(1600L * 1200);
+        long withCoefficients = ImagePipeline.estimate(plan, progressive, 10_000);
+        long without = ImagePipeline.estimate(decode.plan(baseline, thumb), baseline, 10_000);
+        assertThat(withCoefficients - without).isEqualTo(1600L * 1200 * 6);
+    }
+
+    @Test
+    void aWatermarkThatDoesNotFitTheBudgetFailsTheAttemptTransientlyAndGivesTheMemoryBack() throws Exception {
+        byte[] photo = StepImages.encode(StepImages.noise(400, 300, 3), ".jpg");
+        byte[] logo = StepImages.encode(StepImages.noise(3000, 3000, 4), ".png"); // 9 MP: 144 MB of estimate
+        NativeMemoryBudget budget = new NativeMemoryBudget(100L << 20);
+        ImagePipeline pipeline = new ImagePipeline(100_000_000L, budget, Duration.ofSeconds(30), System::nanoTime);
+        JobSpec spec = JobSpec.parse("""
+                {"variants":{"m":[{"op":"watermark","key":"tenants/t1/logo.png"},{"op":"encode","format":"jpeg"}]}}""", "t1");
+        assertThatThrownBy(() -> pipeline.process(photo, spec, key -> logo))
+                .isInstanceOf(JobFailure.Transient.class)
+                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("native-memory");
+        assertThat(budget.reservedBytes()).as("every lease given back").isZero();
+
+        byte[] small = StepImages.encode(StepImages.noise(100, 50, 5), ".png");
+        assertThat(pipeline.process(photo, spec, key -> small)).containsKey("m");
+        assertThat(budget.reservedBytes()).isZero();
+    }
+}
