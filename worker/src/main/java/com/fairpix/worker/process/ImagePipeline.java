@@ -144,8 +144,8 @@ public final class ImagePipeline {
                     case Operation.Rotate r -> Rotate.apply(current, r);
                     case Operation.Flip f -> Mirror.flip(current);
                     case Operation.Flop f -> Mirror.flop(current);
-                    case Operation.Blur b -> Blur.apply(current, b);
-                    case Operation.Sharpen s -> Sharpen.apply(current, s);
+                    case Operation.Blur b -> Blur.apply(current, b, deadline);
+                    case Operation.Sharpen s -> Sharpen.apply(current, s, deadline);
                     case Operation.Grayscale g -> Grayscale.apply(current);
                     case Operation.Watermark w -> Watermark.apply(current, watermarks.apply(w.key()), w);
                     case Operation.Background b -> {

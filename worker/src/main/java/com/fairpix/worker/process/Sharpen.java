@@ -3,8 +3,6 @@ package com.fairpix.worker.process;
 import com.fairpix.core.job.Operation;
 import org.opencv.core.Core;
 import org.opencv.core.Mat;
-import org.opencv.core.Size;
-import org.opencv.imgproc.Imgproc;
 
 /**
  * Sharpen step: unsharp mask, {@code out = src + amount × (src − gaussian(src, sigma))}, saturated
@@ -15,8 +13,15 @@ public final class Sharpen {
 
     /** @return a new Mat */
     public static Mat apply(Mat src, Operation.Sharpen op) {
-        Mat blurred = new Mat();
-        Imgproc.GaussianBlur(src, blurred, new Size(0, 0), op.sigma());
+        return apply(src, op, Deadline.none());
+    }
+
+    /**
+     * @param deadline checked between strips of a large image ({@link Strips})
+     * @return a new Mat
+     */
+    public static Mat apply(Mat src, Operation.Sharpen op, Deadline deadline) {
+        Mat blurred = Strips.gaussian(src, op.sigma(), Core.BORDER_DEFAULT, deadline, "sharpen");
         Mat out = new Mat();
         Core.addWeighted(src, 1 + op.amount(), blurred, -op.amount(), 0, out);
         blurred.release();
