@@ -299,6 +299,16 @@ public final class JobRunner {
         jobs.markEventSent(job);
     }
 
+    /**
+     * Fails a job whose attempt is stuck in one step past every limit (the processing threads'
+     * watchdog gives up on it): FAILED {@code timeout}, one dead-letter record, its event.
+     *
+     * @param ran how long the attempt had run
+     */
+    public void abandon(JobMessage message, Duration ran) {
+        fail(message, "timeout", "processing ran " + ran.toSeconds() + " s inside one step, past worker.job-timeout-seconds; the attempt was abandoned");
+    }
+
     private void fail(JobMessage message, String reason, String detail) {
         Optional<JobRecord> stored = jobs.get(message.tenant(), message.jobId());
         if (stored.isEmpty() || stored.get().state().terminal()) return;

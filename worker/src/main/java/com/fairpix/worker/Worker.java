@@ -157,6 +157,10 @@ public final class Worker implements AutoCloseable {
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         runner.dependencyDown(s3Down);
         consumer.dependencyDown(s3Down);
+        // The kill-and-fail path for a step the time limit cannot stop: twice the limit and 30 s more.
+        consumer.abandonAfter(Duration.ofSeconds(2 * config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) + 30));
+        io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, consumer, JobConsumer::abandoned).tag("pool", pool)
+                .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);
         consumer.start();
 
         Javalin http = null;

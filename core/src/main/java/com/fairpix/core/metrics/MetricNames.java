@@ -16,6 +16,8 @@ public final class MetricNames {
     /** Requests refused for the client's own fault (4xx), by HTTP status and problem type; never counted against a dependency. */
     public static final String CLIENT_ERRORS = "fairpix.http.client.errors";
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
+    /** Jobs the worker's watchdog failed because one step ran past twice the time limit (counter). */
+    public static final String JOBS_ABANDONED = "fairpix.worker.jobs.abandoned";
     /** Job records a worker holds in memory (gauge). */
     public static final String READ_AHEAD_RECORDS = "fairpix.worker.read.ahead.records";
     /** Bytes of job records a worker holds in memory (gauge). */

@@ -102,6 +102,7 @@ public final class JobConsumer implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final ScheduledThreadPoolExecutor retries = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("fairpix-retry").unstarted(r));
     private volatile ProcessingThreads processors;
+    private volatile Duration abandonAfter;
     private volatile boolean stopping;
     private volatile boolean closing;
     private volatile boolean healthy;
@@ -151,6 +152,7 @@ public final class JobConsumer implements AutoCloseable {
         retries.prestartAllCoreThreads();
         processors = new ProcessingThreads(scheduler, runner::run, held, new ToPollLoop(), listener, () -> dependencyDown.getAsBoolean(),
                 sharedThreads, reservedThreads, sharedNice);
+        if (abandonAfter != null) processors.abandonAfter(abandonAfter, runner::abandon);
         processors.start();
         Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
         catchUpThread = Thread.ofPlatform().name("fairpix-catch-up").start(this::catchUpLoop);
@@ -182,6 +184,17 @@ public final class JobConsumer implements AutoCloseable {
     }
 
     /** Hears of every record read past (its tenant held back): metrics. Called on the poll thread. */
+    /** A job still running this long in one step is failed and its thread replaced ({@link ProcessingThreads#abandonAfter}). */
+    public JobConsumer abandonAfter(Duration after) {
+        this.abandonAfter = after;
+        return this;
+    }
+
+    /** Jobs abandoned by the watchdog so far. */
+    public int abandoned() {
+        return processors == null ? 0 : processors.abandoned();
+    }
+
     public JobConsumer onReadPast(java.util.function.Consumer<String> listener) {
         this.onReadPast = listener;
         return this;

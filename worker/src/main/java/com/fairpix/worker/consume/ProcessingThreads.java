@@ -56,8 +56,19 @@ public final class ProcessingThreads {
     private final int sharedNice;
     private final CostModel costs = new CostModel();
     private final AtomicInteger running = new AtomicInteger();
-    private final List<Thread> threads = new ArrayList<>();
+    private final List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean stopping;
+    /** Past this a job is abandoned (see {@link #abandonStuck}); null: never. */
+    private volatile Duration abandonAfter;
+    private volatile java.util.function.BiConsumer<JobMessage, Duration> abandon = (m, d) -> {};
+    private final java.util.Map<Thread, Running> runningJobs = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Threads replaced while stuck in a job: they end when (if ever) that job returns. */
+    private final java.util.Set<Thread> retired = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final AtomicInteger abandoned = new AtomicInteger();
+
+    /** A job on a thread, for the watchdog. */
+    private record Running(JobScheduler.Item<JobConsumer.Delivery> item, JobScheduler.Slot slot, long startedNanos,
+                           java.util.concurrent.atomic.AtomicBoolean settled) {}
 
     /**
      * @param held            true for a tenant whose jobs must not run now (suspended)
@@ -81,20 +92,79 @@ public final class ProcessingThreads {
         this.sharedNice = sharedNice;
     }
 
+    /**
+     * The kill-and-fail path for a step that cannot be stopped (a native OpenCV call): a job still
+     * running {@code after} its start is abandoned: {@code abandon} fails it (its record FAILED, one
+     * dead-letter record), its slot and offset are freed, and a new thread takes the stuck one's place.
+     * The stuck thread's CPU is not given back until the call returns (Java cannot stop a thread in
+     * native code); its late result is dropped, since the record is terminal.
+     */
+    public ProcessingThreads abandonAfter(Duration after, java.util.function.BiConsumer<JobMessage, Duration> abandon) {
+        this.abandonAfter = after;
+        this.abandon = abandon;
+        return this;
+    }
+
     public void start() {
-        for (int i = 0; i < sharedThreads; i++) {
-            threads.add(Thread.ofPlatform().name("fairpix-shared-" + i).start(() -> {
+        for (int i = 0; i < sharedThreads; i++) startThread(JobScheduler.Slot.SHARED, "fairpix-shared-" + i);
+        for (int i = 0; i < reservedThreads; i++) startThread(JobScheduler.Slot.RESERVED, "fairpix-reserved-" + i);
+        if (abandonAfter != null) {
+            Thread.ofPlatform().daemon().name("fairpix-watchdog").start(() -> {
+                long period = Math.max(10, Math.min(1_000, abandonAfter.toMillis() / 4));
+                while (!stopping) {
+                    try {
+                        Thread.sleep(period);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    abandonStuck(System.nanoTime());
+                }
+            });
+        }
+    }
+
+    private void startThread(JobScheduler.Slot slot, String name) {
+        threads.add(Thread.ofPlatform().name(name).start(() -> {
+            if (slot == JobScheduler.Slot.SHARED) {
                 try {
                     if (sharedNice > 0) CpuPriority.lowerCurrentThread(sharedNice);
                 } catch (Throwable e) { // a missing native part must not cost the worker its thread
                     log.warn("processing thread keeps normal CPU priority: {}", e.toString());
                 }
-                loop(JobScheduler.Slot.SHARED);
-            }));
+            }
+            loop(slot);
+        }));
+    }
+
+    /** Abandons every job running longer than {@link #abandonAfter} at {@code nowNanos}; see there. */
+    void abandonStuck(long nowNanos) {
+        Duration limit = abandonAfter;
+        if (limit == null) return;
+        for (var e : runningJobs.entrySet()) {
+            Running r = e.getValue();
+            Duration ran = Duration.ofNanos(nowNanos - r.startedNanos());
+            if (ran.compareTo(limit) <= 0 || !r.settled().compareAndSet(false, true)) continue;
+            JobConsumer.Delivery d = r.item().payload();
+            log.error("job {} of {} has run {} s in one step, past {} s: abandoning it and replacing its thread {}",
+                    d.message().jobId(), d.message().tenant(), ran.toSeconds(), limit.toSeconds(), e.getKey().getName());
+            try {
+                abandon.accept(d.message(), ran);
+            } catch (RuntimeException failed) {
+                log.warn("job {} could not be marked FAILED ({}); it will be redelivered", d.message().jobId(), failed.toString());
+            }
+            running.decrementAndGet();
+            scheduler.finished(r.item(), 0);
+            sink.completed(d, true);
+            abandoned.incrementAndGet();
+            retired.add(e.getKey());
+            runningJobs.remove(e.getKey());
+            if (!stopping) startThread(r.slot(), e.getKey().getName() + "-replaced");
         }
-        for (int i = 0; i < reservedThreads; i++) {
-            threads.add(Thread.ofPlatform().name("fairpix-reserved-" + i).start(() -> loop(JobScheduler.Slot.RESERVED)));
-        }
+    }
+
+    /** Jobs abandoned so far (metrics). */
+    public int abandoned() {
+        return abandoned.get();
     }
 
     /** Jobs running now. */
@@ -102,9 +172,9 @@ public final class ProcessingThreads {
         return running.get();
     }
 
-    /** Threads still alive (all of them until {@link #stop}). */
+    /** Threads alive and not replaced (all of them until {@link #stop}). */
     public int alive() {
-        return (int) threads.stream().filter(Thread::isAlive).count();
+        return (int) threads.stream().filter(t -> t.isAlive() && !retired.contains(t)).count();
     }
 
     /** Takes no new job; waits until {@code until} (System.nanoTime) for running ones, then interrupts. */
@@ -121,7 +191,7 @@ public final class ProcessingThreads {
     }
 
     private void loop(JobScheduler.Slot slot) {
-        while (!stopping) {
+        while (!stopping && !retired.contains(Thread.currentThread())) {
             JobScheduler.Item<JobConsumer.Delivery> item;
             try {
                 if (dependencyDown.getAsBoolean()) {
@@ -133,12 +203,17 @@ public final class ProcessingThreads {
                 return;
             }
             if (item == null) continue;
-            if (!runOne(item)) return;
+            if (!runOne(item, slot)) return;
         }
     }
 
-    /** One job, start to report; false when the thread was interrupted and must end. */
+    /** {@link #runOne(JobScheduler.Item, JobScheduler.Slot)} on a shared slot. */
     boolean runOne(JobScheduler.Item<JobConsumer.Delivery> item) {
+        return runOne(item, JobScheduler.Slot.SHARED);
+    }
+
+    /** One job, start to report; false when the thread was interrupted or replaced and must end. */
+    boolean runOne(JobScheduler.Item<JobConsumer.Delivery> item, JobScheduler.Slot slot) {
         JobConsumer.Delivery d = item.payload();
         sink.taken(d);
         if (stopping) {
@@ -154,8 +229,11 @@ public final class ProcessingThreads {
         running.incrementAndGet();
         long started = System.nanoTime();
         long cpuStarted = cpuNanos();
+        Running mine = new Running(item, slot, started, new java.util.concurrent.atomic.AtomicBoolean());
+        runningJobs.put(Thread.currentThread(), mine);
         JobRunner.Outcome outcome = new JobRunner.Outcome.Redeliver();
         boolean interrupted = false;
+        boolean reported = false;
         try {
             outcome = runner.run(d.message(), d.attempt(), d.enqueuedAt());
         } catch (InterruptedException e) {
@@ -166,23 +244,37 @@ public final class ProcessingThreads {
             // attempts are counted by the runner.
             log.error("job {} crashed the runner; it will be redelivered", d.message().jobId(), e);
         } finally {
-            running.decrementAndGet();
-            double seconds = (System.nanoTime() - started) / 1e9;
-            // Only a job that ran says what its cost was; a skipped one (cancelled, already done) took no work.
-            // Its cost is the thread's CPU time (OpenCV runs on this thread): wall time would charge a job for
-            // sharing the cores, as one on the reserved thread always does, and for waiting on memory or I/O.
-            boolean ran = outcome instanceof JobRunner.Outcome.Finished f && f.processed();
-            long cpu = cpuNanos();
-            double measured = cpu >= 0 && cpuStarted >= 0 ? (cpu - cpuStarted) / 1e9 : seconds;
-            scheduler.finished(item, ran ? costs.correction(item.cost(), measured) : 0);
-            if (ran) listener.finished(item.tenant(), item.cost(), seconds);
-            switch (outcome) {
-                case JobRunner.Outcome.Finished f -> sink.completed(d, true);
-                case JobRunner.Outcome.Redeliver r -> sink.completed(d, false);
-                case JobRunner.Outcome.RetryAfter r -> sink.retryLater(item, r.delay(), r.countsAsAttempt());
+            runningJobs.remove(Thread.currentThread(), mine);
+            // Whoever settles the job first, this thread or the watchdog, reports it; the other drops it.
+            if (mine.settled().compareAndSet(false, true)) {
+                reported = true;
+                report(item, outcome, started, cpuStarted);
             }
         }
+        if (!reported) {
+            log.warn("abandoned job {} returned after {} s; its outcome is dropped", d.message().jobId(), (System.nanoTime() - started) / 1_000_000_000L);
+            return false;
+        }
         return !interrupted;
+    }
+
+    private void report(JobScheduler.Item<JobConsumer.Delivery> item, JobRunner.Outcome outcome, long started, long cpuStarted) {
+        JobConsumer.Delivery d = item.payload();
+        running.decrementAndGet();
+        double seconds = (System.nanoTime() - started) / 1e9;
+        // Only a job that ran says what its cost was; a skipped one (cancelled, already done) took no work.
+        // Its cost is the thread's CPU time (OpenCV runs on this thread): wall time would charge a job for
+        // sharing the cores, as one on the reserved thread always does, and for waiting on memory or I/O.
+        boolean ran = outcome instanceof JobRunner.Outcome.Finished f && f.processed();
+        long cpu = cpuNanos();
+        double measured = cpu >= 0 && cpuStarted >= 0 ? (cpu - cpuStarted) / 1e9 : seconds;
+        scheduler.finished(item, ran ? costs.correction(item.cost(), measured) : 0);
+        if (ran) listener.finished(item.tenant(), item.cost(), seconds);
+        switch (outcome) {
+            case JobRunner.Outcome.Finished f -> sink.completed(d, true);
+            case JobRunner.Outcome.Redeliver r -> sink.completed(d, false);
+            case JobRunner.Outcome.RetryAfter r -> sink.retryLater(item, r.delay(), r.countsAsAttempt());
+        }
     }
 
     /** This thread's CPU time, ns; -1 where the JVM cannot tell (then wall time is used). */

@@ -122,4 +122,53 @@ class ProcessingThreadsTest {
         assertThat(sink.events).containsExactly("taken 1");
         assertThat(ran).isEmpty();
     }
+
+    @Test
+    void aJobStuckInOneStepIsFailedItsSlotFreedAndItsThreadReplacedAndItsLateOutcomeDropped() throws Exception {
+        Recorder sink = new Recorder();
+        FifoScheduler<JobConsumer.Delivery> scheduler = new FifoScheduler<>();
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<String> abandoned = new CopyOnWriteArrayList<>();
+        List<String> served = new CopyOnWriteArrayList<>();
+        ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at) -> {
+            if (m.jobId().equals("job-1")) {
+                // A native call that ignores interrupts and the time limit.
+                while (release.getCount() > 0) {
+                    try {
+                        release.await();
+                    } catch (InterruptedException ignored) {
+                        // keeps going, as code in native OpenCV would
+                    }
+                }
+            }
+            return new JobRunner.Outcome.Finished(true);
+        }, t -> false, sink, (tenant, cost, seconds) -> served.add(tenant), () -> false, 1, 0, 0)
+                .abandonAfter(Duration.ofMillis(300), (m, ran) -> abandoned.add(m.jobId() + " after >= " + (ran.toMillis() >= 300)));
+        p.start();
+        try {
+            scheduler.add(item("stuck", 1));
+            scheduler.add(item("other", 2));
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!sink.events.contains("commit 2") && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(abandoned).containsExactly("job-1 after >= true");
+            assertThat(sink.events).as("the stuck job's offset is released when it is failed; the next job runs on the new thread")
+                    .containsSubsequence("taken 1", "commit 1", "taken 2", "commit 2");
+            assertThat(p.abandoned()).isEqualTo(1);
+            assertThat(p.alive()).as("the stuck thread does not count, its replacement does").isEqualTo(1);
+            assertThat(p.running()).as("only the stuck job's thread is busy, and it is not counted").isZero();
+
+            release.countDown(); // the native call returns at last
+            Thread.sleep(200);
+            assertThat(sink.events.stream().filter(e -> e.equals("commit 1")).count()).as("its late outcome is dropped").isEqualTo(1);
+            assertThat(served).as("only the job that finished is service").containsExactly("other");
+            scheduler.add(item("other", 3));
+            deadline = System.nanoTime() + 10_000_000_000L;
+            while (!sink.events.contains("commit 3") && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(sink.events).contains("commit 3");
+            assertThat(p.alive()).isEqualTo(1);
+        } finally {
+            release.countDown();
+            p.stop(System.nanoTime() + 1_000_000_000L);
+        }
+    }
 }
