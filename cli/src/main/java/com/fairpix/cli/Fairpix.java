@@ -38,6 +38,9 @@ public final class Fairpix {
 
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Fairpix());
+        // Picocli would replace any "@FILE" argument by the file's words before a command sees it, which
+        // breaks `--spec @spec.json` (the command reads the file itself, whole).
+        cl.setExpandAtFiles(false);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("fairpix: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             if (e instanceof ApiClient.ApiException api) return api.status() >= 500 ? UNAVAILABLE : FAILED;

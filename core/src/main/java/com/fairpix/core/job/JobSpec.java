@@ -85,7 +85,11 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
             // Trailing tokens would otherwise be ignored: "{...} junk" or "{...}{...}" is not one JSON value.
             root = Json.mapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(json);
         } catch (com.fasterxml.jackson.core.JacksonException e) {
-            throw invalid(List.of("spec is not valid JSON: " + e.getOriginalMessage()));
+            // Jackson's message names its own source settings ("[Source: REDACTED (`StreamReadFeature...` disabled)"):
+            // keep what is wrong and where, in the client's terms.
+            String what = e.getOriginalMessage().replaceAll("\\s*\\(start marker at \\[Source:[^\\]]*\\]\\)", "");
+            var at = e.getLocation();
+            throw invalid(List.of("spec is not valid JSON: " + what + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")));
         }
         List<String> errors = new ArrayList<>();
         if (root == null || !root.isObject()) throw invalid(List.of("spec must be a JSON object"));
