@@ -234,7 +234,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
                 errors.add(at + ": fit must be one of contain, cover, fill, inside, outside");
             }
         }
-        if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && (w == null || h == null)) {
+        // A side given but refused (over the limits) was already reported: only a side not given is missing.
+        if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && (!op.has("width") || !op.has("height"))) {
             errors.add(at + ": fit " + fit.id() + " needs both width and height");
         } else if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && !bool(op, "withoutEnlargement", at, new ArrayList<>())) {
             // cover and fill make exactly the box (unless they may not enlarge): too many pixels whatever the source

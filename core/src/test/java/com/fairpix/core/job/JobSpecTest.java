@@ -257,4 +257,10 @@ class JobSpecTest {
                 () -> JobSpec.parse("{\"webhookUrl\":42,\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}"));
         assertThat(p.getMessage()).contains("webhookUrl must be a URL string");
     }
+
+    @org.junit.jupiter.api.Test
+    void aSideOverTheLimitIsReportedOnceNotAlsoAsMissing() {
+        List<String> errors = errors(invalid("{\"variants\":{\"a\":[{\"op\":\"resize\",\"width\":20000,\"height\":20000,\"fit\":\"fill\"}]}}"));
+        assertThat(errors).isNotEmpty().noneSatisfy(e -> assertThat(e).contains("needs both width and height"));
+    }
 }
