@@ -97,6 +97,32 @@ public sealed interface Operation {
             if (gravity == null) gravity = Gravity.CENTRE;
         }
 
+        /**
+         * The scale this resize applies to a {@code sourceWidth × sourceHeight} source (pixels), per
+         * axis ({@code fill} stretches): {sx, sy}. One definition for the worker's resize, its
+         * shrink-on-load plan and ingest's output-size check.
+         */
+        public double[] scales(long sourceWidth, long sourceHeight) {
+            double sx = width == null ? Double.NaN : (double) width / sourceWidth;
+            double sy = height == null ? Double.NaN : (double) height / sourceHeight;
+            double s = switch (fit) {
+                case CONTAIN, INSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
+                case COVER, OUTSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.max(sx, sy);
+                case FILL -> Double.NaN;
+            };
+            boolean never = withoutEnlargement || fit == Fit.INSIDE || fit == Fit.OUTSIDE;
+            if (fit == Fit.FILL) {
+                double fx = Double.isNaN(sx) ? 1 : sx, fy = Double.isNaN(sy) ? 1 : sy;
+                if (never) {
+                    fx = Math.min(fx, 1);
+                    fy = Math.min(fy, 1);
+                }
+                return new double[] {fx, fy};
+            }
+            if (never) s = Math.min(s, 1.0);
+            return new double[] {s, s};
+        }
+
         /** Centre gravity. */
         public Resize(Integer width, Integer height, Fit fit, boolean withoutEnlargement) {
             this(width, height, fit, withoutEnlargement, Gravity.CENTRE);

@@ -40,7 +40,7 @@ public final class OutputSize {
         for (Operation op : ops) {
             switch (op) {
                 case Operation.Resize r -> {
-                    double[] s = scales(w, h, r);
+                    double[] s = r.scales(w, h);
                     if (r.fit() == Operation.Fit.COVER) {
                         // cover scales first (this intermediate can be far larger than the box), then crops
                         long sw = Math.max(1, (long) Math.ceil(w * s[0] - 1e-9));
@@ -75,27 +75,5 @@ public final class OutputSize {
             side = Math.max(side, Math.max(w, h));
         }
         return new Estimate(w, h, peak, side);
-    }
-
-    /** The worker's resize scales ({@code Resize.scales}), in doubles: {sx, sy}. */
-    private static double[] scales(long sw, long sh, Operation.Resize op) {
-        double sx = op.width() == null ? Double.NaN : (double) op.width() / sw;
-        double sy = op.height() == null ? Double.NaN : (double) op.height() / sh;
-        double s = switch (op.fit()) {
-            case CONTAIN, INSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
-            case COVER, OUTSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.max(sx, sy);
-            case FILL -> Double.NaN;
-        };
-        boolean never = op.withoutEnlargement() || op.fit() == Operation.Fit.INSIDE || op.fit() == Operation.Fit.OUTSIDE;
-        if (op.fit() == Operation.Fit.FILL) {
-            double fx = Double.isNaN(sx) ? 1 : sx, fy = Double.isNaN(sy) ? 1 : sy;
-            if (never) {
-                fx = Math.min(fx, 1);
-                fy = Math.min(fy, 1);
-            }
-            return new double[] {fx, fy};
-        }
-        if (never) s = Math.min(s, 1.0);
-        return new double[] {s, s};
     }
 }

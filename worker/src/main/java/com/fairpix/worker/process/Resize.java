@@ -15,26 +15,9 @@ import org.opencv.imgproc.Imgproc;
 public final class Resize {
     private Resize() {}
 
-    /** The scale a fit applies to a {@code sw × sh} source (per axis for {@code fill}): {sx, sy}. */
+    /** The scale a fit applies to a {@code sw × sh} source (per axis for {@code fill}): {sx, sy} ({@link Operation.Resize#scales}). */
     static double[] scales(int sw, int sh, Operation.Resize op) {
-        double sx = op.width() == null ? Double.NaN : (double) op.width() / sw;
-        double sy = op.height() == null ? Double.NaN : (double) op.height() / sh;
-        double s = switch (op.fit()) {
-            case CONTAIN, INSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.min(sx, sy);
-            case COVER, OUTSIDE -> Double.isNaN(sx) ? sy : Double.isNaN(sy) ? sx : Math.max(sx, sy);
-            case FILL -> Double.NaN;
-        };
-        boolean never = op.withoutEnlargement() || op.fit() == Operation.Fit.INSIDE || op.fit() == Operation.Fit.OUTSIDE;
-        if (op.fit() == Operation.Fit.FILL) {
-            double fx = Double.isNaN(sx) ? 1 : sx, fy = Double.isNaN(sy) ? 1 : sy;
-            if (never) {
-                fx = Math.min(fx, 1);
-                fy = Math.min(fy, 1);
-            }
-            return new double[] {fx, fy};
-        }
-        if (never) s = Math.min(s, 1.0);
-        return new double[] {s, s};
+        return op.scales(sw, sh);
     }
 
     /** @return a new Mat; the input is left as it is */
