@@ -47,7 +47,9 @@ public final class AutoscalerService {
         com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);
         FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(bootstrap, readTimeout), new IngestQpsReader(redis), interval, redis,
                 new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
-                t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0));
+                t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0),
+                // Leases not yet expired (scores are expiry times in µs): the tenant's jobs queued or running.
+                t -> redis.zcount(com.fairpix.core.redis.RedisKeys.admissionLeases(t), System.currentTimeMillis() * 1000.0, Double.POSITIVE_INFINITY));
         Actuator actuator = actuator(config, workerJar, policies.values().iterator().next().minReplicas());
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
         Autoscaler autoscaler = new Autoscaler(policies, signals, actuator, Clock.systemUTC(), registry);

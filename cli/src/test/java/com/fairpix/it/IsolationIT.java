@@ -219,7 +219,8 @@ class IsolationIT {
         com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);
         try (FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10)),
                 new IngestQpsReader(redis), 10, redis, new TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
-                t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0))) {
+                t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0),
+                t -> redis.zcount(com.fairpix.core.redis.RedisKeys.admissionLeases(t), System.currentTimeMillis() * 1000.0, Double.POSITIVE_INFINITY))) {
             PoolSignals reading = signals.read("gpu", Instant.now());
             assertThat(reading.ok()).as("signal reading: %s", reading).isTrue();
             assertThat(reading.tenantBacklog()).as("lag attributed to the tenant").containsKey(tenant);

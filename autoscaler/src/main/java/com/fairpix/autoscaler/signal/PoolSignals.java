@@ -15,7 +15,7 @@ import java.util.Map;
  *                        log-start offset)
  * @param lagByPartition  partition → lag in messages
  * @param partitions      partitions of the pool's topic
- * @param tenantBacklog   tenant → lag of the partitions its jobs go to, in messages (an upper bound
+ * @param tenantBacklog   tenant → lag of the partitions its jobs go to, at most its own jobs in flight, in messages (an upper bound
  *                        when tenants share a partition); only tenants with a backlog
  */
 public record PoolSignals(String pool, Instant at, boolean ok, String error, double qps, long lag,

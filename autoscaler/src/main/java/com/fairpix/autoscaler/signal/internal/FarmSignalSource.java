@@ -23,21 +23,27 @@ public final class FarmSignalSource implements SignalSource {
     private final AutoCloseable resources;
     private final com.fairpix.core.kafka.TenantPlacement placement;
     private final java.util.function.ToDoubleFunction<String> rateOf;
+    private final java.util.function.ToLongFunction<String> inFlightOf;
 
     /**
      * @param qpsSeconds complete seconds QPS is averaged over (usually the evaluation period)
      * @param resources  closed with this source (the Redis client)
      */
     public FarmSignalSource(KafkaLagReader lag, IngestQpsReader qps, int qpsSeconds, AutoCloseable resources) {
-        this(lag, qps, qpsSeconds, resources, new com.fairpix.core.kafka.TenantPlacement(0), t -> 0);
+        this(lag, qps, qpsSeconds, resources, new com.fairpix.core.kafka.TenantPlacement(0), t -> 0, t -> -1);
     }
 
     /**
      * @param placement which partitions carry a tenant's jobs, to attribute lag to tenants
      * @param rateOf    a tenant's admission rate, tokens/s (its placement width depends on it)
+     * @param inFlightOf a tenant's jobs queued or running farm-wide (its admission leases), -1 when unknown:
+     *                   a partition shared by several tenants says nothing of whose its lag is, so a
+     *                   tenant's backlog is at most its own jobs in flight
      */
     public FarmSignalSource(KafkaLagReader lag, IngestQpsReader qps, int qpsSeconds, AutoCloseable resources,
-                            com.fairpix.core.kafka.TenantPlacement placement, java.util.function.ToDoubleFunction<String> rateOf) {
+                            com.fairpix.core.kafka.TenantPlacement placement, java.util.function.ToDoubleFunction<String> rateOf,
+                            java.util.function.ToLongFunction<String> inFlightOf) {
+        this.inFlightOf = inFlightOf;
         this.placement = placement;
         this.rateOf = rateOf;
         this.lag = lag;
@@ -63,6 +69,8 @@ public final class FarmSignalSource implements SignalSource {
                     // The lag of the partitions the tenant's jobs go to (shared with other tenants: informative only).
                     long l = 0;
                     for (int p : placement.partitions(t, rateOf(t), byPartition.size())) l += byPartition.getOrDefault(p, 0L);
+                    long own = inFlightOf(t);
+                    if (own >= 0) l = Math.min(l, own);
                     if (l > 0) tenants.put(t, l);
                 }
             }
@@ -74,6 +82,14 @@ public final class FarmSignalSource implements SignalSource {
             Throwable cause = e.getCause() != null && e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
             log.warn("signal reading for pool {} failed: {}", pool, cause.toString());
             return PoolSignals.failed(pool, now, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        }
+    }
+
+    private long inFlightOf(String tenant) {
+        try {
+            return inFlightOf.applyAsLong(tenant);
+        } catch (RuntimeException e) {
+            return -1;
         }
     }
 
