@@ -200,13 +200,22 @@ public final class FairnessBench {
 
     /** The worker under test, in its own JVM (see {@link BenchWorker}); its log goes to bench/target. */
     static Process startWorker(Map<String, String> env, String scheduler) throws Exception {
+        return startWorker(env, scheduler, List.of());
+    }
+
+    /**
+     * @param name      names its log, bench/target/bench-worker-NAME.log
+     * @param arguments for {@link BenchWorker}, e.g. {@code --port 0}
+     */
+    static Process startWorker(Map<String, String> env, String name, List<String> arguments) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        Path log = Path.of("bench", "target", "bench-worker-" + scheduler + ".log");
+        Path log = workerLog(name);
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
         // Extra JVM options for the worker, e.g. -Xlog:gc:file=bench/target/gc.log
         String opts = env.getOrDefault("FAIRPIX_BENCH_WORKER_OPTS", "");
         if (!opts.isBlank()) command.addAll(List.of(opts.trim().split("\\s+")));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchWorker.class.getName()));
+        command.addAll(arguments);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
@@ -217,6 +226,10 @@ public final class FairnessBench {
             sleep(100);
         }
         return p;
+    }
+
+    static Path workerLog(String name) {
+        return Path.of("bench", "target", "bench-worker-" + name + ".log");
     }
 
     record Submitted(String key, String id) {}

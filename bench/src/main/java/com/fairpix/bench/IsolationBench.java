@@ -417,26 +417,11 @@ public final class IsolationBench {
 
     /** The worker under test in its own JVM, serving /metrics on a free port; its log goes to bench/target. */
     static Process startWorker(Map<String, String> env, String name) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Path log = workerLog(name);
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
-        String opts = env.getOrDefault("FAIRPIX_BENCH_WORKER_OPTS", "");
-        if (!opts.isBlank()) command.addAll(List.of(opts.trim().split("\\s+")));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchWorker.class.getName(), "--port", "0"));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Files.readString(log).contains("bench worker ready")) {
-            if (!p.isAlive() || System.nanoTime() > until) throw new IllegalStateException("bench worker did not start; see " + log);
-            FairnessBench.sleep(100);
-        }
-        return p;
+        return FairnessBench.startWorker(env, name, List.of("--port", "0"));
     }
 
     static Path workerLog(String name) {
-        return Path.of("bench", "target", "bench-worker-" + name + ".log");
+        return FairnessBench.workerLog(name);
     }
 
     static int workerPort(Mode mode) throws Exception {
