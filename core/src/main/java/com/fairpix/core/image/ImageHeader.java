@@ -9,8 +9,16 @@ package com.fairpix.core.image;
  * @param height      stored height, pixels
  * @param orientation EXIF orientation 1–8 (1 when absent)
  * @param complete    false when the file visibly ends early (JPEG without EOI, PNG without IEND)
+ * @param progressive a progressive JPEG (SOF2, 6, 10, 14; T.81 Table B.1): libjpeg then holds every
+ *                    DCT coefficient of the whole image while it decodes, whatever the output scale
  */
-public record ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete) {
+public record ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete,
+                          boolean progressive) {
+
+    /** Not progressive. */
+    public ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete) {
+        this(format, width, height, orientation, animated, complete, false);
+    }
 
     /** Pixels as stored: width × height. */
     public long pixels() {
@@ -77,7 +85,8 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
                 if (seg + 5 > d.length) throw new HeaderException("jpeg: truncated SOF segment");
                 int height = u16be(d, seg + 1);
                 int width = u16be(d, seg + 3);
-                return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, jpegComplete(d));
+                boolean progressive = marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE;
+                return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, jpegComplete(d), progressive);
             }
             i += 2 + len;
         }

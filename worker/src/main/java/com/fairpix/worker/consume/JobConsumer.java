@@ -58,9 +58,12 @@ public final class JobConsumer implements AutoCloseable {
     /** Between polls while every partition is paused (buffer full, a dependency down, stopping). */
     private static final long ALL_PAUSED_POLL_INTERVAL_NANOS = 10_000_000;
 
-    /** A buffered job with where it came from and how often this worker has tried it. */
-    /** @param enqueuedAt the Kafka record's timestamp: when the ingest queued the job */
-    /** @param bytes the record's value size, bytes (what it costs the read-ahead) */
+    /**
+     * A buffered job with where it came from and how often this worker has tried it.
+     *
+     * @param enqueuedAt the Kafka record's timestamp: when the ingest queued the job
+     * @param bytes      the record's value size, bytes (what it costs the read-ahead)
+     */
     public record Delivery(TopicPartition partition, long offset, JobMessage message, int attempt, java.time.Instant enqueuedAt, int bytes) {}
 
     private record Completion(TopicPartition partition, long offset, boolean commit) {}
@@ -122,7 +125,7 @@ public final class JobConsumer implements AutoCloseable {
     public JobConsumer(Properties consumerProps, String topic, JobScheduler<Delivery> scheduler, JobRunner runner,
                        EventPublisher events, Predicate<String> held, HeldJobs heldJobs, Listener listener,
                        int sharedThreads, int reservedThreads, int sharedNice, ReadAhead readAhead) {
-        if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice);
+        if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice); // fail at construction, not at start()
         this.consumer = new KafkaConsumer<>(consumerProps);
         this.topic = topic;
         this.scheduler = scheduler;

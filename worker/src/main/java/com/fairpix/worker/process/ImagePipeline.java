@@ -67,7 +67,7 @@ public final class ImagePipeline {
      */
     public Map<String, Output> process(byte[] source, JobSpec spec, Assets assets) throws InterruptedException {
         DecodePlan plan = decode.plan(source, spec);
-        try (NativeMemoryBudget.Lease lease = budget.acquire(estimate(plan, source, largestOutput(spec)))) {
+        try (NativeMemoryBudget.Lease lease = budget.acquire(estimate(plan, largestOutput(spec)))) {
             // The limit covers decode and processing, not the wait for memory: waiting is backpressure.
             Deadline deadline = timeLimit == null ? Deadline.none() : Deadline.after(timeLimit, nanoTime);
             Map<String, Output> outputs = new LinkedHashMap<>();
@@ -87,8 +87,8 @@ public final class ImagePipeline {
     }
 
     /** Native bytes a decode needs ({@link NativeMemoryBudget#estimate(long, long, long)}). */
-    static long estimate(DecodePlan plan, byte[] source, long largestOutputPixels) {
-        long coefficients = JpegFrames.progressive(source) ? plan.header().pixels() : 0;
+    static long estimate(DecodePlan plan, long largestOutputPixels) {
+        long coefficients = plan.header().progressive() ? plan.header().pixels() : 0;
         return NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutputPixels, coefficients);
     }
 
@@ -102,7 +102,7 @@ public final class ImagePipeline {
         try {
             JobSpec whole = new JobSpec(Map.of("w", List.of(new Operation.Encode("png", 80))), null);
             DecodePlan plan = watermarkDecode.plan(data, whole);
-            NativeMemoryBudget.Lease lease = budget.tryAcquire(estimate(plan, data, plan.decodedPixels()));
+            NativeMemoryBudget.Lease lease = budget.tryAcquire(estimate(plan, plan.decodedPixels()));
             if (lease == null) {
                 throw new com.fairpix.core.error.JobFailure.Transient("native-memory",
                         "no native memory free for watermark " + key + " now; the job is retried", null);

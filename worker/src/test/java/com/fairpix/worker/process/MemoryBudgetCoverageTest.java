@@ -16,14 +16,11 @@ class MemoryBudgetCoverageTest {
     }
 
     @Test
-    void aProgressiveJpegIsToldFromABaselineOneByItsFrameMarker() {
+    void theHeaderTellsAProgressiveJpegFromABaselineOne() throws Exception {
         var noise = StepImages.noise(64, 48, 1);
-        byte[] baseline = StepImages.encode(noise, ".jpg");
-        byte[] progressive = TestImages.encode(noise, ".jpg", Imgcodecs.IMWRITE_JPEG_PROGRESSIVE, 1);
-        assertThat(JpegFrames.progressive(baseline)).isFalse();
-        assertThat(JpegFrames.progressive(progressive)).isTrue();
-        assertThat(JpegFrames.progressive(StepImages.encode(noise, ".png"))).isFalse();
-        assertThat(JpegFrames.progressive(new byte[] {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF})).as("truncated").isFalse();
+        assertThat(com.fairpix.core.image.ImageHeader.read(StepImages.encode(noise, ".jpg")).progressive()).isFalse();
+        assertThat(com.fairpix.core.image.ImageHeader.read(TestImages.encode(noise, ".jpg", Imgcodecs.IMWRITE_JPEG_PROGRESSIVE, 1)).progressive()).isTrue();
+        assertThat(com.fairpix.core.image.ImageHeader.read(StepImages.encode(noise, ".png")).progressive()).isFalse();
     }
 
     @Test
@@ -35,8 +32,8 @@ class MemoryBudgetCoverageTest {
         Decode decode = new Decode(100_000_000L);
         DecodePlan plan = decode.plan(progressive, thumb);
         assertThat(plan.decodedPixels()).as("shrink-on-load decodes a fraction").isLessThan(1600L * 1200);
-        long withCoefficients = ImagePipeline.estimate(plan, progressive, 10_000);
-        long without = ImagePipeline.estimate(decode.plan(baseline, thumb), baseline, 10_000);
+        long withCoefficients = ImagePipeline.estimate(plan, 10_000);
+        long without = ImagePipeline.estimate(decode.plan(baseline, thumb), 10_000);
         assertThat(withCoefficients - without).isEqualTo(1600L * 1200 * 6);
     }
 
