@@ -77,12 +77,19 @@ final class Farm {
         org.opencv.core.Core.randu(m, 0, 255);
         org.opencv.imgproc.Imgproc.circle(m, new org.opencv.core.Point(width / 2.0, height / 2.0), Math.min(width, height) / 3,
                 new org.opencv.core.Scalar(seed % 255, 128, 255 - seed % 255), -1);
+        return encode(m, ".jpg");
+    }
+
+    /** Encodes {@code m} ({@code extension} e.g. ".png") with OpenCV and releases it. */
+    static byte[] encode(org.opencv.core.Mat m, String extension) {
         org.opencv.core.MatOfByte out = new org.opencv.core.MatOfByte();
-        org.opencv.imgcodecs.Imgcodecs.imencode(".jpg", m, out);
-        byte[] bytes = out.toArray();
-        m.release();
-        out.release();
-        return bytes;
+        try {
+            org.opencv.imgcodecs.Imgcodecs.imencode(extension, m, out);
+            return out.toArray();
+        } finally {
+            m.release();
+            out.release();
+        }
     }
 
     /** Every record of {@code topic} from the beginning whose key is one of {@code tenants}, as JSON values. */

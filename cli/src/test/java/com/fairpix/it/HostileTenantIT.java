@@ -379,13 +379,7 @@ class HostileTenantIT {
 
     static byte[] onePixelPng() {
         com.fairpix.worker.process.OpenCv.ensureLoaded();
-        org.opencv.core.Mat m = new org.opencv.core.Mat(1, 1, org.opencv.core.CvType.CV_8UC3, new org.opencv.core.Scalar(10, 20, 30));
-        org.opencv.core.MatOfByte out = new org.opencv.core.MatOfByte();
-        org.opencv.imgcodecs.Imgcodecs.imencode(".png", m, out);
-        byte[] png = out.toArray();
-        m.release();
-        out.release();
-        return png;
+        return Farm.encode(new org.opencv.core.Mat(1, 1, org.opencv.core.CvType.CV_8UC3, new org.opencv.core.Scalar(10, 20, 30)), ".png");
     }
 
     @Test
