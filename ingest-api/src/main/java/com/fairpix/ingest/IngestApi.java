@@ -74,8 +74,7 @@ public final class IngestApi implements AutoCloseable {
         com.fairpix.core.http.AdminTokens.check(config);
         AdmissionConfig admissionConfig = AdmissionConfig.from(config);
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
-        ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
-                config.get(Setting.S3_ACCESS_KEY), config.get(Setting.S3_SECRET_KEY), config.get(Setting.S3_BUCKET));
+        ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
         KafkaSupport.ensureTopics(config.get(Setting.KAFKA_BOOTSTRAP), config.integer(Setting.JOB_PARTITIONS));
         KafkaProducer<String, byte[]> producer = KafkaSupport.producer(config.get(Setting.KAFKA_BOOTSTRAP), "fairpix-ingest");

@@ -99,8 +99,14 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
      * restart (FFD0–D7), as ITU T.81 §B.1.1 lays it out. Data appended after EOI (gain maps, phone
      * trailers) is allowed. Where the structure is lost before the end (fuzzed data), falls back to
      * looking for EOI near the tail and leaves the rest to the decoder.
+     *
+     * <p>A file that ends in EOI is complete without the walk (which reads every byte of the
+     * entropy-coded data, in Java, for every job): truncation cuts the data off before its EOI. Only
+     * a cut exactly after an FFD9 inside a segment that follows the frame header would pass, and the
+     * decoder then fails or fills the rest.
      */
     static boolean jpegComplete(byte[] d) {
+        if (d.length >= 4 && (d[d.length - 2] & 0xFF) == 0xFF && (d[d.length - 1] & 0xFF) == 0xD9) return true;
         int i = 2;
         while (true) {
             if (i + 2 > d.length) return false; // ran out before EOI: truncated

@@ -41,12 +41,19 @@ public final class JobStore {
         this.retentionSeconds = retentionSeconds;
     }
 
+    /**
+     * Stores a new record, its index entry and its owner in one pipelined round trip (not a
+     * transaction: the owner key lives outside the tenant's hash slot).
+     */
     public void create(JobRecord job) {
         String key = RedisKeys.job(job.tenant(), job.id());
-        redis.hset(key, Map.of("state", job.state().name(), "json", Json.write(job)));
-        redis.expire(key, retentionSeconds);
-        redis.zadd(RedisKeys.jobIndex(job.tenant()), 0, job.id());
-        redis.set(RedisKeys.jobOwner(job.id()), job.tenant(), SetParams.setParams().ex(retentionSeconds));
+        try (var p = redis.pipelined()) {
+            p.hset(key, Map.of("state", job.state().name(), "json", Json.write(job)));
+            p.expire(key, retentionSeconds);
+            p.zadd(RedisKeys.jobIndex(job.tenant()), 0, job.id());
+            p.set(RedisKeys.jobOwner(job.id()), job.tenant(), SetParams.setParams().ex(retentionSeconds));
+            p.sync();
+        }
     }
 
     /** The job if it exists and belongs to {@code tenant}; another tenant's job is simply absent. */

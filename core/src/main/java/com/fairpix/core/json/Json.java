@@ -8,10 +8,15 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
-/** The one Jackson configuration every fairpix module uses: ISO-8601 instants, nulls left out. */
+/**
+ * The one Jackson configuration every fairpix module uses: ISO-8601 instants, nulls left out.
+ * Blackbird generates property accessors instead of reflective calls: job records, messages and
+ * events are (de)serialised several times per job on the hot path (docs/overhead.md).
+ */
 public final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .registerModule(new JavaTimeModule())
+            .registerModule(new com.fasterxml.jackson.module.blackbird.BlackbirdModule())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .setSerializationInclusion(JsonInclude.Include.NON_NULL);
