@@ -62,6 +62,8 @@ public final class JobRunner {
     private final Duration baseBackoff;
     private final BiConsumer<String, String> releaseLease;
     private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
+    private java.util.concurrent.Executor finishers;
+    private java.util.concurrent.Semaphore finishSlots;
 
     /**
      * @param maxAttempts attempts for transient failures before the job is FAILED and dead-lettered
@@ -116,6 +118,29 @@ public final class JobRunner {
 
         /** The job's record cannot be read or written now: leave it for redelivery. */
         record Redeliver() implements Outcome {}
+
+        /**
+         * The image work is done and the job's writes (results to S3, DONE, its event) run on a
+         * finishing thread: the processing thread is free for the next job. {@code outcome} is
+         * one of the others once the writes end; it never completes exceptionally.
+         */
+        record Finishing(java.util.concurrent.CompletableFuture<Outcome> outcome) implements Outcome {}
+    }
+
+    /**
+     * Moves each job's writes off the processing threads: once the image is encoded, its results,
+     * DONE transition and event go to {@code finishers}, at most {@code inFlight} jobs at a time (a
+     * processing thread waits for room, so finished images never pile up in memory). Without this
+     * the processing thread does the writes itself.
+     *
+     * @param finishers runs the writes; a rejected task is run on the calling thread
+     * @param inFlight  jobs whose writes may be pending at once, &gt;= 1
+     */
+    public JobRunner finishOn(java.util.concurrent.Executor finishers, int inFlight) {
+        if (inFlight < 1) throw new IllegalArgumentException("inFlight must be >= 1, got " + inFlight);
+        this.finishers = finishers;
+        this.finishSlots = new java.util.concurrent.Semaphore(inFlight);
+        return this;
     }
 
     /** Tells the runner when a dependency's circuit breaker is open (transient failures then cost no attempt). */
@@ -134,6 +159,17 @@ public final class JobRunner {
      */
     public Outcome run(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException {
         Outcome outcome = runOnce(message, attempt, enqueuedAt);
+        if (outcome instanceof Outcome.Finishing f) {
+            return new Outcome.Finishing(f.outcome().thenApply(o -> {
+                releaseIfFinished(message, o);
+                return o;
+            }));
+        }
+        releaseIfFinished(message, outcome);
+        return outcome;
+    }
+
+    private void releaseIfFinished(JobMessage message, Outcome outcome) {
         if (outcome instanceof Outcome.Finished) {
             // Terminal (or already terminal / gone): give the concurrency slot back now rather than
             // at the lease's TTL.
@@ -143,14 +179,55 @@ public final class JobRunner {
                 log.info("lease of job {} not released ({}); it expires with its TTL", message.jobId(), e.toString());
             }
         }
-        return outcome;
     }
 
     private Outcome runOnce(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException {
         // The attempt number the record holds once this attempt is written RUNNING (0 until then).
         int[] recorded = new int[1];
+        Processed processed;
         try {
-            return new Outcome.Finished(attempt(message, enqueuedAt, recorded));
+            processed = attempt(message, enqueuedAt, recorded);
+            if (processed == null) return new Outcome.Finished(false);
+            if (finishers == null) {
+                processed.finish();
+                return new Outcome.Finished(true);
+            }
+        } catch (Throwable e) {
+            return failure(e, message, attempt, recorded);
+        }
+        return finishElsewhere(processed, message, attempt, recorded);
+    }
+
+    /** Hands the job's writes to a finishing thread (see {@link #finishOn}). */
+    private Outcome finishElsewhere(Processed processed, JobMessage message, int attempt, int[] recorded) throws InterruptedException {
+        finishSlots.acquire();
+        java.util.concurrent.CompletableFuture<Outcome> outcome = new java.util.concurrent.CompletableFuture<>();
+        Runnable finish = () -> {
+            try {
+                processed.finish();
+                outcome.complete(new Outcome.Finished(true));
+            } catch (Throwable e) {
+                try {
+                    outcome.complete(failure(e, message, attempt, recorded));
+                } catch (Throwable again) { // interrupted while stopping: the job is read again
+                    outcome.complete(new Outcome.Redeliver());
+                }
+            } finally {
+                finishSlots.release();
+            }
+        };
+        try {
+            finishers.execute(finish);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            finish.run();
+        }
+        return new Outcome.Finishing(outcome);
+    }
+
+    /** What a failure of one attempt (in any step) means for the job. */
+    private Outcome failure(Throwable thrown, JobMessage message, int attempt, int[] recorded) throws InterruptedException {
+        try {
+            throw thrown;
         } catch (Error e) {
             // A processing thread must outlive a job's Error: count it and treat it as a failed attempt.
             metrics.counter(MetricNames.WORKER_JOB_ERRORS, "error", e.getClass().getSimpleName()).increment();
@@ -188,6 +265,8 @@ public final class JobRunner {
                 return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
             }
             return failedAttempt(message, Math.max(attempt, recorded[0]), e);
+        } catch (Throwable e) { // a checked exception no step declares: a failed attempt all the same
+            return failedAttempt(message, Math.max(attempt, recorded[0]), new IllegalStateException(e.toString(), e));
         }
     }
 
@@ -233,15 +312,15 @@ public final class JobRunner {
 
     /**
      * @param recorded set to the attempt number written into the record before processing
-     * @return true when the job was run, false when it was skipped
+     * @return the job with its images made, its writes still to do; null when it was skipped
      */
-    private boolean attempt(JobMessage message, Instant enqueuedAt, int[] recorded) throws InterruptedException {
+    private Processed attempt(JobMessage message, Instant enqueuedAt, int[] recorded) throws InterruptedException {
         // The job leaves the queue when a processing thread takes it; reading its record is service.
         Instant started = clock.instant();
         Optional<JobRecord> stored = jobs.get(message.tenant(), message.jobId());
         if (stored.isEmpty()) {
             log.warn("job {} of {} has no record (expired?); skipping", message.jobId(), message.tenant());
-            return false;
+            return null;
         }
         JobRecord job = stored.get();
         if (job.state().terminal()) {
@@ -249,7 +328,7 @@ public final class JobRunner {
             // (a crash between the DONE write and the publish would otherwise lose it).
             if (job.state() != JobState.CANCELLED && !jobs.eventSent(job)) publish(job);
             log.debug("job {} is already {}; skipping", job.id(), job.state());
-            return false;
+            return null;
         }
         if (job.attempts() >= maxAttempts) {
             // Every earlier attempt was recorded and none ended the job: they died with their worker
@@ -260,7 +339,7 @@ public final class JobRunner {
         }
         JobRecord runningJob = job.running(started, enqueuedAt, job.attempts() + 1);
         JobStore.Transition running = jobs.transition(runningJob, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
-        if (!running.applied()) return false; // cancelled or finished meanwhile
+        if (!running.applied()) return null; // cancelled or finished meanwhile
         recorded[0] = runningJob.attempts();
         if (CRASH_VARIANT != null && message.spec().variants().containsKey(CRASH_VARIANT)) {
             log.error("test hook fairpix.test.crash-variant: job {} attempt {} halts this worker", job.id(), recorded[0]);
@@ -280,17 +359,35 @@ public final class JobRunner {
             throw new JobFailure.Permanent("forbidden-key", e.getMessage());
         }
         Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec(), key -> results.readAsset(message, key));
-        Map<String, JobRecord.Result> stored2 = results.write(message, outputs);
-        // The record as this attempt wrote it: the DONE transition below only applies from RUNNING,
-        // so re-reading it here would cost a Redis round trip per job for nothing.
-        JobRecord done = runningJob.done(clock.instant(), stored2);
-        JobStore.Transition t = jobs.transition(done, EnumSet.of(JobState.RUNNING));
-        sample.stop(Timer.builder(MetricNames.JOB_PROCESSING).tag("result", "done").register(metrics));
-        if (t.applied()) {
-            publish(done);
-            metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenantTags.tag(job.tenant())).increment();
+        return new Processed(message, runningJob, outputs, sample);
+    }
+
+    /** A job whose images are made: its results, its DONE transition and its event are left to write. */
+    private final class Processed {
+        private final JobMessage message;
+        private final JobRecord runningJob;
+        private final Map<String, ImagePipeline.Output> outputs;
+        private final Timer.Sample sample;
+
+        Processed(JobMessage message, JobRecord runningJob, Map<String, ImagePipeline.Output> outputs, Timer.Sample sample) {
+            this.message = message;
+            this.runningJob = runningJob;
+            this.outputs = outputs;
+            this.sample = sample;
         }
-        return true;
+
+        void finish() {
+            Map<String, JobRecord.Result> stored = results.write(message, outputs);
+            // The record as this attempt wrote it: the DONE transition below only applies from RUNNING,
+            // so re-reading it here would cost a Redis round trip per job for nothing.
+            JobRecord done = runningJob.done(clock.instant(), stored);
+            JobStore.Transition t = jobs.transition(done, EnumSet.of(JobState.RUNNING));
+            sample.stop(Timer.builder(MetricNames.JOB_PROCESSING).tag("result", "done").register(metrics));
+            if (t.applied()) {
+                publish(done);
+                metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenantTags.tag(runningJob.tenant())).increment();
+            }
+        }
     }
 
     /** Publishes the job's terminal event (same event id on every try), then notes it was sent. */

@@ -61,9 +61,12 @@ public final class Worker implements AutoCloseable {
     private final Javalin http;
     private final TenantDirectory directory;
     private final ScheduledExecutorService housekeeping;
+    /** Runs processed jobs' writes; null when the processing threads write their own. */
+    private final java.util.concurrent.ExecutorService finishers;
 
     private Worker(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http,
-                   TenantDirectory directory, ScheduledExecutorService housekeeping) {
+                   TenantDirectory directory, ScheduledExecutorService housekeeping, java.util.concurrent.ExecutorService finishers) {
+        this.finishers = finishers;
         this.directory = directory;
         this.housekeeping = housekeeping;
         this.redis = redis;
@@ -81,8 +84,7 @@ public final class Worker implements AutoCloseable {
     public static Worker start(FairpixConfig config, int httpPort) {
         String pool = config.get(Setting.WORKER_POOL);
         JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
-        ObjectStore objects = new S3ObjectStore(config.get(Setting.S3_ENDPOINT), config.get(Setting.S3_REGION),
-                config.get(Setting.S3_ACCESS_KEY), config.get(Setting.S3_SECRET_KEY), config.get(Setting.S3_BUCKET));
+        ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
         String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);
         KafkaSupport.ensureTopics(bootstrap, config.integer(Setting.JOB_PARTITIONS));
@@ -112,6 +114,15 @@ public final class Worker implements AutoCloseable {
                 // The job's concurrency lease (admission control) is a member of this sorted set.
                 (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
 
+        int finishingThreads = config.integer(Setting.WORKER_FINISHING_THREADS);
+        java.util.concurrent.ExecutorService finishers = null;
+        if (finishingThreads > 0) {
+            java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+            finishers = Executors.newFixedThreadPool(finishingThreads, r -> Thread.ofPlatform().daemon().name("fairpix-finish-" + n.getAndIncrement()).unstarted(r));
+            // Each finishing thread has one job's writes running and one waiting: enough to keep the
+            // processing threads busy, and a bound on the encoded results held in memory.
+            runner.finishOn(finishers, 2 * finishingThreads);
+        }
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);
         int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
@@ -173,7 +184,7 @@ public final class Worker implements AutoCloseable {
             http.start(config.get(Setting.BIND_HOST), httpPort);
         }
         log.info("worker for pool {} started with {} + {} reserved processing threads{}", pool, threads, reservedThreads, http == null ? "" : ", HTTP on port " + http.port());
-        return new Worker(redis, objects, producer, consumer, http, directory, housekeeping);
+        return new Worker(redis, objects, producer, consumer, http, directory, housekeeping, finishers);
     }
 
     /** The read-ahead bounds from the worker.* settings (docs/isolation.md). */
@@ -214,6 +225,7 @@ public final class Worker implements AutoCloseable {
     /** Graceful stop: finish running jobs within {@code deadline}, commit, leave the group. */
     public void stop(Duration deadline) {
         consumer.stop(deadline);
+        if (finishers != null) finishers.shutdown();
         housekeeping.shutdownNow();
         directory.close();
         if (http != null) http.stop();

@@ -78,7 +78,7 @@ public final class FairpixConfig {
 
     private void validate() {
         for (Setting s : List.of(Setting.JOB_PARTITIONS, Setting.INGEST_PORT, Setting.WORKER_PORT,
-                Setting.WORKER_THREADS, Setting.WORKER_RESERVED_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
+                Setting.WORKER_THREADS, Setting.WORKER_RESERVED_THREADS, Setting.WORKER_FINISHING_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
                 Setting.WORKER_PARTITION_BUFFER, Setting.WORKER_MAX_POLL_INTERVAL_MS, Setting.METRICS_TENANT_LABELS,
                 Setting.AUTOSCALER_PORT, Setting.AUTOSCALER_MIN_REPLICAS, Setting.AUTOSCALER_MAX_REPLICAS,
                 Setting.AUTOSCALER_QPS_SUSTAIN_SECONDS, Setting.AUTOSCALER_GROWTH_SUSTAIN_SECONDS, Setting.AUTOSCALER_STEP_CPU,
@@ -91,6 +91,9 @@ public final class FairpixConfig {
         if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
         if (longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) <= 0) throw new IllegalArgumentException(Setting.WORKER_JOB_TIMEOUT_SECONDS.env() + " must be > 0");
         if (longValue(Setting.WORKER_NATIVE_MEMORY_BYTES) < 64L << 20) throw new IllegalArgumentException(Setting.WORKER_NATIVE_MEMORY_BYTES.env() + " must be >= 67108864 (64 MiB)");
+        if (!List.of("crt", "url-connection", "apache").contains(get(Setting.S3_HTTP_CLIENT).trim().toLowerCase(java.util.Locale.ROOT))) {
+            throw new IllegalArgumentException(Setting.S3_HTTP_CLIENT.env() + " must be crt, url-connection or apache, got " + get(Setting.S3_HTTP_CLIENT));
+        }
         if (integer(Setting.WORKER_SHARED_NICE) < 0 || integer(Setting.WORKER_SHARED_NICE) > 19) {
             throw new IllegalArgumentException(Setting.WORKER_SHARED_NICE.env() + " must be 0..19, got " + integer(Setting.WORKER_SHARED_NICE));
         }

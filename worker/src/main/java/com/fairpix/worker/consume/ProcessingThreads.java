@@ -56,6 +56,7 @@ public final class ProcessingThreads {
     private final int sharedNice;
     private final CostModel costs = new CostModel();
     private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger finishing = new AtomicInteger();
     private final List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean stopping;
     /** Past this a job is abandoned (see {@link #abandonStuck}); null: never. */
@@ -177,7 +178,10 @@ public final class ProcessingThreads {
         return (int) threads.stream().filter(t -> t.isAlive() && !retired.contains(t)).count();
     }
 
-    /** Takes no new job; waits until {@code until} (System.nanoTime) for running ones, then interrupts. */
+    /**
+     * Takes no new job; waits until {@code until} (System.nanoTime) for running ones and for the
+     * writes of those already processed, then interrupts.
+     */
     public void stop(long until) {
         stopping = true;
         for (Thread t : threads) {
@@ -188,6 +192,16 @@ public final class ProcessingThreads {
             }
         }
         for (Thread t : threads) t.interrupt();
+        synchronized (finishing) {
+            while (finishing.get() > 0 && until - System.nanoTime() > 0) {
+                try {
+                    finishing.wait(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
     }
 
     private void loop(JobScheduler.Slot slot) {
@@ -268,13 +282,44 @@ public final class ProcessingThreads {
         boolean ran = outcome instanceof JobRunner.Outcome.Finished f && f.processed();
         long cpu = cpuNanos();
         double measured = cpu >= 0 && cpuStarted >= 0 ? (cpu - cpuStarted) / 1e9 : seconds;
+        if (outcome instanceof JobRunner.Outcome.Finishing f) {
+            // The image work is done: the thread and the scheduler's slot are free; the offset waits
+            // for the job's writes. Its cost is this thread's CPU, as for any job that ran.
+            scheduler.finished(item, costs.correction(item.cost(), measured));
+            listener.finished(item.tenant(), item.cost(), seconds);
+            finishing.incrementAndGet();
+            f.outcome().whenComplete((o, e) -> {
+                try {
+                    settle(item, o == null ? new JobRunner.Outcome.Redeliver() : o);
+                } finally {
+                    if (finishing.decrementAndGet() == 0) {
+                        synchronized (finishing) {
+                            finishing.notifyAll();
+                        }
+                    }
+                }
+            });
+            return;
+        }
         scheduler.finished(item, ran ? costs.correction(item.cost(), measured) : 0);
         if (ran) listener.finished(item.tenant(), item.cost(), seconds);
+        settle(item, outcome);
+    }
+
+    /** Tells the poll loop how the job ended: commit, read again, or retry later. */
+    private void settle(JobScheduler.Item<JobConsumer.Delivery> item, JobRunner.Outcome outcome) {
+        JobConsumer.Delivery d = item.payload();
         switch (outcome) {
             case JobRunner.Outcome.Finished f -> sink.completed(d, true);
             case JobRunner.Outcome.Redeliver r -> sink.completed(d, false);
             case JobRunner.Outcome.RetryAfter r -> sink.retryLater(item, r.delay(), r.countsAsAttempt());
+            case JobRunner.Outcome.Finishing f -> throw new IllegalStateException("a finished job's outcome is never Finishing");
         }
+    }
+
+    /** Jobs whose images are made and whose writes are still running. */
+    public int finishing() {
+        return finishing.get();
     }
 
     /** This thread's CPU time, ns; -1 where the JVM cannot tell (then wall time is used). */

@@ -171,4 +171,44 @@ class ProcessingThreadsTest {
             p.stop(System.nanoTime() + 1_000_000_000L);
         }
     }
+
+    @Test
+    void aJobWhoseWritesRunElsewhereFreesItsThreadAndIsSettledWhenTheWritesEnd() {
+        Recorder sink = new Recorder();
+        List<String> served = new CopyOnWriteArrayList<>();
+        java.util.Map<String, java.util.concurrent.CompletableFuture<JobRunner.Outcome>> writes = new java.util.concurrent.ConcurrentHashMap<>();
+        ProcessingThreads p = threads((m, attempt, at) -> new JobRunner.Outcome.Finishing(
+                writes.computeIfAbsent(m.jobId(), k -> new java.util.concurrent.CompletableFuture<>())), t -> false, sink, served);
+        assertThat(p.runOne(item("a", 1))).isTrue();
+        assertThat(p.runOne(item("a", 2))).as("the thread takes the next job while the first one's writes run").isTrue();
+        assertThat(sink.events).as("no offset is settled before its job's writes end").containsExactly("taken 1", "taken 2");
+        assertThat(served).as("the image work is done: both are service").containsExactly("a", "a");
+        assertThat(p.running()).isZero();
+        assertThat(p.finishing()).isEqualTo(2);
+
+        writes.get("job-2").complete(new JobRunner.Outcome.RetryAfter(Duration.ofMillis(250), true));
+        writes.get("job-1").complete(new JobRunner.Outcome.Finished(true));
+        assertThat(sink.events).containsExactly("taken 1", "taken 2", "retry 2 in 250 ms", "commit 1");
+        assertThat(p.finishing()).isZero();
+    }
+
+    @Test
+    void stopWaitsForTheWritesOfProcessedJobs() throws Exception {
+        Recorder sink = new Recorder();
+        java.util.concurrent.CompletableFuture<JobRunner.Outcome> write = new java.util.concurrent.CompletableFuture<>();
+        ProcessingThreads p = threads((m, attempt, at) -> new JobRunner.Outcome.Finishing(write), t -> false, sink, new CopyOnWriteArrayList<>());
+        assertThat(p.runOne(item("a", 1))).isTrue();
+        Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                return;
+            }
+            write.complete(new JobRunner.Outcome.Finished(true));
+        });
+        long t0 = System.nanoTime();
+        p.stop(t0 + 10_000_000_000L);
+        assertThat(sink.events).as("stop returned only after the write settled the offset").containsExactly("taken 1", "commit 1");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
 }
