@@ -95,7 +95,8 @@ class QueueScenariosIT {
     void thePollLoopDoesNotSpinWhileAPartitionIsPausedWithRecordsBuffered() throws Exception {
         String tenant = Farm.tenantOnPartition("it-spin", 5, partitions);
         String key = client.createTenant(tenant, Map.of());
-        List<String> jobs = submit(key, Farm.smallJpeg(320, 240, 5), 400);
+        // Enough that the backlog outlasts the measurement at the worker's rate for such small jobs.
+        List<String> jobs = submit(key, Farm.smallJpeg(320, 240, 5), 1000);
         // Partitions pause only with the per-partition read-ahead: the tenant read-ahead reads past instead.
         workers.add(Worker.start(config.with(Setting.WORKER_THREADS, "1").with(Setting.WORKER_READ_AHEAD, "partition")
                 .with(Setting.WORKER_PARTITION_BUFFER, "2"), -1));

@@ -188,7 +188,10 @@ public final class JobRunner {
         try {
             processed = attempt(message, enqueuedAt, recorded);
             if (processed == null) return new Outcome.Finished(false);
-            if (finishers == null) {
+            // A job tried before may have been in flight when its worker died (a poison job beside
+            // it halting the JVM): it finishes on this thread before the thread takes anything
+            // else, so a crash loop cannot charge it an attempt for every worker it takes down.
+            if (finishers == null || processed.runningJob.attempts() > 1) {
                 processed.finish();
                 return new Outcome.Finished(true);
             }

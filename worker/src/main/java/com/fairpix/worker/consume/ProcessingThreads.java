@@ -283,13 +283,16 @@ public final class ProcessingThreads {
         long cpu = cpuNanos();
         double measured = cpu >= 0 && cpuStarted >= 0 ? (cpu - cpuStarted) / 1e9 : seconds;
         if (outcome instanceof JobRunner.Outcome.Finishing f) {
-            // The image work is done: the thread and the scheduler's slot are free; the offset waits
-            // for the job's writes. Its cost is this thread's CPU, as for any job that ran.
-            scheduler.finished(item, costs.correction(item.cost(), measured));
+            // The image work is done: the thread and its slot are free; the job still counts against
+            // its tenant's running cap, and its offset waits, until its writes end. Its cost is this
+            // thread's CPU, as for any job that ran.
+            scheduler.releaseSlot(item);
+            double correction = costs.correction(item.cost(), measured);
             listener.finished(item.tenant(), item.cost(), seconds);
             finishing.incrementAndGet();
             f.outcome().whenComplete((o, e) -> {
                 try {
+                    scheduler.finished(item, correction);
                     settle(item, o == null ? new JobRunner.Outcome.Redeliver() : o);
                 } finally {
                     if (finishing.decrementAndGet() == 0) {

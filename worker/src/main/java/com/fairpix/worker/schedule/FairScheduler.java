@@ -66,6 +66,8 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     /** Finish tag of each tenant's last dispatched job, kept only while it is ahead of the virtual time. */
     private final Map<String, Double> lastFinish = new HashMap<>();
     private final Map<String, Integer> running = new HashMap<>();
+    /** Running jobs whose slot was freed early ({@link #releaseSlot}), by identity. */
+    private final java.util.Set<Item<T>> slotsReleased = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private final int sharedSlots;
     private final int reservedSlots;
     private int runningShared;
@@ -200,14 +202,29 @@ public final class FairScheduler<T> implements JobScheduler<T> {
     }
 
     @Override
+    public void releaseSlot(Item<T> item) {
+        lock.lock();
+        try {
+            if (!running.containsKey(item.tenant()) || !slotsReleased.add(item)) return;
+            freeSlot(item);
+            sharedFree.signalAll();
+            reservedFree.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void freeSlot(Item<T> item) {
+        if (item.slot() == Slot.RESERVED) runningReserved = Math.max(0, runningReserved - 1);
+        else runningShared = Math.max(0, runningShared - 1);
+    }
+
+    @Override
     public void finished(Item<T> item, double costCorrection) {
         String tenant = item.tenant();
         lock.lock();
         try {
-            if (running.containsKey(tenant)) {
-                if (item.slot() == Slot.RESERVED) runningReserved = Math.max(0, runningReserved - 1);
-                else runningShared = Math.max(0, runningShared - 1);
-            }
+            if (running.containsKey(tenant) && !slotsReleased.remove(item)) freeSlot(item);
             running.computeIfPresent(tenant, (t, n) -> n <= 1 ? null : n - 1);
             if (costCorrection != 0 && Double.isFinite(costCorrection)) {
                 double shift = costCorrection / weight(tenant);

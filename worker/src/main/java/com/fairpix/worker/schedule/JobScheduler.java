@@ -57,6 +57,16 @@ public interface JobScheduler<T> {
      */
     void finished(Item<T> item, double costCorrection);
 
+    /**
+     * Frees the slot of a job that goes on without a processing thread (its writes run elsewhere):
+     * another job may take the thread, while the job still counts against its tenant's running
+     * cap until {@link #finished}, which then frees nothing more. A scheduler without slots or caps
+     * does nothing.
+     *
+     * @param item the item as {@link #poll} or {@link #take} returned it, not yet finished
+     */
+    default void releaseSlot(Item<T> item) {}
+
     /** Removes and returns the queued payloads matching {@code filter}. */
     List<T> drainIf(Predicate<T> filter);
 

@@ -345,4 +345,28 @@ class FairSchedulerTest {
         }
         return sum * sum / (weights.size() * sumSq);
     }
+
+    @Test
+    void aReleasedSlotTakesTheNextJobWhileTheReleasedJobStillCountsAgainstItsTenantsCap() {
+        // One shared slot, tenant a capped at one running job.
+        FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> t.equals("a") ? 1 : 10, 1, 0);
+        s.add(new FairScheduler.Item<>("a", 1, "a1"));
+        s.add(new FairScheduler.Item<>("a", 1, "a2"));
+        s.add(new FairScheduler.Item<>("b", 1, "b1"));
+        FairScheduler.Item<String> first = s.poll();
+        assertThat(first.payload()).isEqualTo("a1");
+        assertThat(s.poll()).as("the only slot is taken").isNull();
+
+        s.releaseSlot(first);
+        FairScheduler.Item<String> second = s.poll();
+        assertThat(second).as("the freed slot serves another tenant: a is still at its cap").isNotNull();
+        assertThat(second.payload()).isEqualTo("b1");
+
+        s.finished(second, 0);
+        assertThat(s.poll()).as("a's first job has not finished: its cap holds").isNull();
+        s.finished(first, 0);
+        FairScheduler.Item<String> third = s.poll();
+        assertThat(third.payload()).isEqualTo("a2");
+        assertThat(s.poll()).as("finishing a released job frees no second slot").isNull();
+    }
 }
