@@ -90,7 +90,7 @@ public final class S3ClientBench {
             try (Client client = c.getValue().get()) {
                 String getKey = prefix + "original";
                 client.put(getKey, originalBytes);
-                loop(client, getKey, prefix, resultBytes, Math.max(100, pairs / 3), threads); // warm-up
+                loop(client, getKey, prefix, resultBytes, Math.max(100, pairs), threads); // warm-up: as many pairs as measured
                 long cpu0 = processCpuNanos(), server0 = FarmBench.CpuSampler.ticks(Path.of("/proc/" + serverPid + "/stat"));
                 long t0 = System.nanoTime();
                 loop(client, getKey, prefix, resultBytes, pairs, threads);

@@ -91,8 +91,8 @@ public final class FairpixConfig {
         if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
         if (longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) <= 0) throw new IllegalArgumentException(Setting.WORKER_JOB_TIMEOUT_SECONDS.env() + " must be > 0");
         if (longValue(Setting.WORKER_NATIVE_MEMORY_BYTES) < 64L << 20) throw new IllegalArgumentException(Setting.WORKER_NATIVE_MEMORY_BYTES.env() + " must be >= 67108864 (64 MiB)");
-        if (!List.of("crt", "url-connection", "apache").contains(get(Setting.S3_HTTP_CLIENT).trim().toLowerCase(java.util.Locale.ROOT))) {
-            throw new IllegalArgumentException(Setting.S3_HTTP_CLIENT.env() + " must be crt, url-connection or apache, got " + get(Setting.S3_HTTP_CLIENT));
+        if (!List.of("apache", "url-connection").contains(get(Setting.S3_HTTP_CLIENT).trim().toLowerCase(java.util.Locale.ROOT))) {
+            throw new IllegalArgumentException(Setting.S3_HTTP_CLIENT.env() + " must be apache or url-connection, got " + get(Setting.S3_HTTP_CLIENT));
         }
         if (integer(Setting.WORKER_SHARED_NICE) < 0 || integer(Setting.WORKER_SHARED_NICE) > 19) {
             throw new IllegalArgumentException(Setting.WORKER_SHARED_NICE.env() + " must be 0..19, got " + integer(Setting.WORKER_SHARED_NICE));

@@ -15,7 +15,7 @@ public enum Setting {
     S3_ACCESS_KEY("s3.access-key", "fairpix", "S3 access key id"),
     S3_SECRET_KEY("s3.secret-key", "fairpix-secret", "S3 secret access key"),
     S3_BUCKET("s3.bucket", "fairpix", "bucket holding originals and results (created when missing)"),
-    S3_HTTP_CLIENT("s3.http-client", "crt", "HTTP client under the S3 SDK: crt (AWS CRT, native), url-connection (JDK) or apache (Apache HttpClient 5); docs/overhead.md"),
+    S3_HTTP_CLIENT("s3.http-client", "apache", "HTTP client under the S3 SDK: apache (Apache HttpClient 5) or url-connection (the JDK's); docs/overhead.md"),
     BIND_HOST("http.bind-host", "127.0.0.1", "address the HTTP servers listen on"),
     INGEST_PORT("ingest.port", "8080", "ingest-api port (tenant API, admin API, /metrics, /health)"),
     WORKER_PORT("worker.port", "8081", "worker port (/metrics, /health)"),

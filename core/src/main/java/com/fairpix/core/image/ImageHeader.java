@@ -54,18 +54,34 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
      * @throws HeaderException when the header is missing, truncated or has zero dimensions
      */
     public static ImageHeader read(byte[] data) throws HeaderException {
+        return read(data, true);
+    }
+
+    /**
+     * Parses the header from the first bytes of a file (the ingest reads at most the first 512 KiB
+     * of an upload). The end of a prefix says nothing about the file's: a JPEG's or PNG's
+     * {@link #complete()} is false, unchecked, and its bytes are not walked for it.
+     *
+     * @return null when the magic bytes match no accepted format
+     * @throws HeaderException when the header is missing, truncated or has zero dimensions
+     */
+    public static ImageHeader readPrefix(byte[] head) throws HeaderException {
+        return read(head, false);
+    }
+
+    private static ImageHeader read(byte[] data, boolean checkEnd) throws HeaderException {
         ImageFormat format = ImageFormat.sniff(data);
         if (format == null) return null;
         ImageHeader h = switch (format) {
-            case JPEG -> jpeg(data);
-            case PNG -> png(data);
+            case JPEG -> jpeg(data, checkEnd);
+            case PNG -> png(data, checkEnd);
             case WEBP -> webp(data);
         };
         if (h.width <= 0 || h.height <= 0) throw new HeaderException(format.id() + " header gives no dimensions");
         return h;
     }
 
-    private static ImageHeader jpeg(byte[] d) throws HeaderException {
+    private static ImageHeader jpeg(byte[] d, boolean checkEnd) throws HeaderException {
         int orientation = 1;
         int i = 2;
         while (i + 4 <= d.length) {
@@ -86,7 +102,7 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
                 int height = u16be(d, seg + 1);
                 int width = u16be(d, seg + 3);
                 boolean progressive = marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE;
-                return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, jpegComplete(d), progressive);
+                return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, checkEnd && jpegComplete(d), progressive);
             }
             i += 2 + len;
         }
@@ -172,12 +188,12 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         return 1;
     }
 
-    private static ImageHeader png(byte[] d) throws HeaderException {
+    private static ImageHeader png(byte[] d, boolean checkEnd) throws HeaderException {
         if (d.length < 33 || d[12] != 'I' || d[13] != 'H' || d[14] != 'D' || d[15] != 'R') throw new HeaderException("png: IHDR chunk missing or truncated");
         long w = u32(d, 16, false);
         long h = u32(d, 20, false);
         if (w > Integer.MAX_VALUE || h > Integer.MAX_VALUE) throw new HeaderException("png: dimensions out of range");
-        return new ImageHeader(ImageFormat.PNG, (int) w, (int) h, pngOrientation(d), false, pngComplete(d));
+        return new ImageHeader(ImageFormat.PNG, (int) w, (int) h, pngOrientation(d), false, checkEnd && pngComplete(d));
     }
 
     /**

@@ -20,26 +20,22 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * process: the client keeps the connection pool.
  */
 public final class S3ObjectStore implements ObjectStore {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(S3ObjectStore.class);
     private final S3Client s3;
     private final String bucket;
 
     /** The HTTP client under the SDK ({@code s3.http-client}); their CPU per call is compared in docs/overhead.md. */
     public enum HttpClientKind {
-        /** The AWS Common Runtime's native HTTP client: the least CPU per call (the default). */
-        CRT,
-        /** The JDK's HttpURLConnection: pure Java, the next cheapest. */
-        URL_CONNECTION,
-        /** Apache HttpClient 5, the SDK's own default. */
-        APACHE;
+        /** Apache HttpClient 5, the SDK's own default: the most S3 calls per second in the farm (the default). */
+        APACHE,
+        /** The JDK's HttpURLConnection: pure Java, no pool of its own to tune. */
+        URL_CONNECTION;
 
-        /** @throws IllegalArgumentException for a name other than crt, url-connection or apache */
+        /** @throws IllegalArgumentException for a name other than apache or url-connection */
         public static HttpClientKind of(String name) {
             return switch (name.trim().toLowerCase(java.util.Locale.ROOT)) {
-                case "crt" -> CRT;
-                case "url-connection" -> URL_CONNECTION;
                 case "apache" -> APACHE;
-                default -> throw new IllegalArgumentException("s3.http-client must be crt, url-connection or apache, got " + name);
+                case "url-connection" -> URL_CONNECTION;
+                default -> throw new IllegalArgumentException("s3.http-client must be apache or url-connection, got " + name);
             };
         }
     }
@@ -53,13 +49,12 @@ public final class S3ObjectStore implements ObjectStore {
 
     /** @param endpoint endpoint override (e.g. http://127.0.0.1:19000); null or blank for AWS */
     public S3ObjectStore(String endpoint, String region, String accessKey, String secretKey, String bucket) {
-        this(endpoint, region, accessKey, secretKey, bucket, HttpClientKind.CRT);
+        this(endpoint, region, accessKey, secretKey, bucket, HttpClientKind.APACHE);
     }
 
     /**
      * @param endpoint endpoint override (e.g. http://127.0.0.1:19000); null or blank for AWS
-     * @param http     the HTTP client under the SDK; CRT falls back to url-connection (logged) where
-     *                 its native library does not load
+     * @param http     the HTTP client under the SDK
      */
     public S3ObjectStore(String endpoint, String region, String accessKey, String secretKey, String bucket, HttpClientKind http) {
         var builder = S3Client.builder()
@@ -68,8 +63,8 @@ public final class S3ObjectStore implements ObjectStore {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
                 .forcePathStyle(true)
                 // One SigV4 payload hash over the whole body instead of aws-chunked uploads (a signature
-                // per chunk): the same integrity check by the server, at about half the client's CPU
-                // per PUT (S3ClientBench, docs/overhead.md).
+                // per chunk): the same integrity check by the server, at 0.4x the client's CPU per
+                // GET+PUT pair (S3ClientBench, docs/overhead.md).
                 .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().chunkedEncodingEnabled(false).build())
                 // Checksums only where S3 requires them: S3-compatible servers differ in what they accept.
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
@@ -81,22 +76,12 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     private static software.amazon.awssdk.http.SdkHttpClient httpClient(HttpClientKind kind) {
-        switch (kind) {
-            case CRT:
-                try {
-                    // Connections: at most the SDK's own default pool size; a refused connect fails fast.
-                    return software.amazon.awssdk.http.crt.AwsCrtHttpClient.builder().maxConcurrency(50)
-                            .connectionTimeout(Duration.ofSeconds(2)).build();
-                } catch (RuntimeException | LinkageError e) {
-                    log.warn("the AWS CRT HTTP client is not available here ({}); S3 uses url-connection", e.toString());
-                }
-                // fall through
-            case URL_CONNECTION:
-                return software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder()
-                        .connectionTimeout(Duration.ofSeconds(2)).socketTimeout(Duration.ofSeconds(10)).build();
-            default:
-                return software.amazon.awssdk.http.apache5.Apache5HttpClient.builder().maxConnections(50).build();
-        }
+        return switch (kind) {
+            case APACHE -> software.amazon.awssdk.http.apache5.Apache5HttpClient.builder().maxConnections(50)
+                    .connectionTimeout(Duration.ofSeconds(2)).socketTimeout(Duration.ofSeconds(10)).build();
+            case URL_CONNECTION -> software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder()
+                    .connectionTimeout(Duration.ofSeconds(2)).socketTimeout(Duration.ofSeconds(10)).build();
+        };
     }
 
     @Override

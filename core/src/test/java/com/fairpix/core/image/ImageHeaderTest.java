@@ -387,4 +387,25 @@ class ImageHeaderTest {
         if (f.endsWith(".webp")) return ImageFormat.WEBP;
         return null;
     }
+
+    @Test
+    void aPrefixGivesTheHeaderWithoutClaimingTheFileIsComplete() throws Exception {
+        byte[] photo = Corpus.bytes("cameratrap-photos/human.jpg");
+        ImageHeader whole = ImageHeader.read(photo);
+        ImageHeader head = ImageHeader.readPrefix(java.util.Arrays.copyOf(photo, 64 * 1024));
+
+        assertThat(whole.complete()).isTrue();
+        assertThat(head.complete()).as("a prefix says nothing about the file's end").isFalse();
+        assertThat(head).isEqualTo(new ImageHeader(whole.format(), whole.width(), whole.height(), whole.orientation(), whole.animated(), false, whole.progressive()));
+    }
+
+    @Test
+    void aJpegThatEndsInEoiIsCompleteAndOneCutAnywhereBeforeIsNot() throws Exception {
+        byte[] photo = Corpus.bytes("sharp-fixtures/Landscape_9.jpg");
+        assertThat(ImageHeader.read(photo).complete()).isTrue();
+        // Cuts through the last tenth (entropy-coded data; this photo's metadata fills its first half): none may pass.
+        for (int cut = photo.length - 1; cut > photo.length * 9 / 10; cut -= 97) {
+            assertThat(ImageHeader.read(java.util.Arrays.copyOf(photo, cut)).complete()).as("cut at %d of %d", cut, photo.length).isFalse();
+        }
+    }
 }

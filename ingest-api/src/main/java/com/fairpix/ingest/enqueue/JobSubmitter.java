@@ -208,7 +208,7 @@ public final class JobSubmitter {
     private ImageHeader readHeader(Tenant tenant, byte[] image) {
         ImageHeader header;
         try {
-            header = ImageHeader.read(image);
+            header = ImageHeader.readPrefix(image);
         } catch (ImageHeader.HeaderException e) {
             throw ApiProblem.unprocessable("undecodable-header", "The image header cannot be read: " + e.getMessage());
         }

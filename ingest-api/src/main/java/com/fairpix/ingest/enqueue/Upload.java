@@ -41,7 +41,7 @@ public record Upload(Path file, long size, String sha256) implements AutoCloseab
         byte[] head = head(HEAD_BYTES);
         if (size <= HEAD_BYTES) return head;
         try {
-            com.fairpix.core.image.ImageHeader.read(head);
+            com.fairpix.core.image.ImageHeader.readPrefix(head);
             return head;
         } catch (com.fairpix.core.image.ImageHeader.HeaderException e) {
             return head(MAX_HEADER_BYTES);
