@@ -102,7 +102,7 @@ public final class FarmBench {
         List<Path> ingestFiles = new ArrayList<>();
         Path photo = Path.of("samples/american_black_bear.jpg");
         Path stateDir = Path.of(".fairpix");
-        int jobs = 1200, threads = 2, concurrency = 8, uploads = 400;
+        int jobs = 3000, threads = 2, concurrency = 8, uploads = 400;
         List<String> phases = List.of("drain", "ingest");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
