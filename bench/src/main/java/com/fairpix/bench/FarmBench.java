@@ -67,7 +67,7 @@ import redis.clients.jedis.JedisPooled;
  * OpenCV's native code.
  *
  * <p>Usage: {@code FarmBench --variant NAME=JAR [--variant ...] --photo FILE --ingest-file FILE...
- * [--jobs 600] [--threads 2] [--concurrency 8] [--uploads 400] [--phases drain,ingest] [--state-dir DIR]}.
+ * [--jobs 3000] [--threads 2] [--concurrency 8] [--uploads 400] [--phases drain,ingest] [--state-dir DIR] [--no-jfr]}.
  * Needs the stack's variables (FAIRPIX_REDIS_URL, FAIRPIX_KAFKA_BOOTSTRAP, FAIRPIX_S3_*).
  */
 public final class FarmBench {
@@ -84,6 +84,8 @@ public final class FarmBench {
     private final JedisPooled redis;
     private final JobStore jobs;
     private final List<String> tenants = Collections.synchronizedList(new ArrayList<>());
+    /** Record the measured services with JFR (off: no Java-sample split, and no recording's own cost). */
+    private boolean jfr = true;
 
     FarmBench(Map<String, String> env, Path stateDir) throws IOException {
         this.env = env;
@@ -103,6 +105,7 @@ public final class FarmBench {
         Path photo = Path.of("samples/american_black_bear.jpg");
         Path stateDir = Path.of(".fairpix");
         int jobs = 3000, threads = 2, concurrency = 8, uploads = 400;
+        boolean noJfr = false;
         List<String> phases = List.of("drain", "ingest");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -125,11 +128,13 @@ public final class FarmBench {
                 case "--uploads" -> uploads = Integer.parseInt(args[++i]);
                 case "--phases" -> phases = List.of(args[++i].split(","));
                 case "--state-dir" -> stateDir = Path.of(args[++i]);
+                case "--no-jfr" -> noJfr = true;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
         if (variants.isEmpty()) throw new IllegalArgumentException("no --variant NAME=JAR");
         FarmBench bench = new FarmBench(System.getenv(), stateDir);
+        bench.jfr = !noJfr;
         try {
             List<String> report = new ArrayList<>();
             if (phases.contains("drain")) report.addAll(bench.drainPhase(variants, Files.readAllBytes(photo), photo.getFileName().toString(), jobs, threads));
@@ -345,6 +350,7 @@ public final class FarmBench {
     }
 
     Service start(Variant v, String command, String label, boolean profile, String... more) throws Exception {
+        profile &= jfr;
         int port = freePort();
         Path log = logDir.resolve(label + "-" + v.name() + ".log");
         Path jfr = profile ? logDir.resolve(label + "-" + v.name() + ".jfr") : null;
