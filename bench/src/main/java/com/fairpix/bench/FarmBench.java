@@ -360,6 +360,9 @@ public final class FarmBench {
             Files.deleteIfExists(jfr);
             cmd.add("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
         }
+        // A variant may add JVM options (JAVA_OPTS=-Xlog:jit+compilation=debug:file=...), e.g. to see what the JIT does.
+        String opts = v.settings().getOrDefault("JAVA_OPTS", "");
+        if (!opts.isBlank()) cmd.addAll(List.of(opts.trim().split("\\s+")));
         cmd.addAll(List.of("-jar", v.jar().toString(), command, "--port", Integer.toString(port)));
         cmd.addAll(List.of(more));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
