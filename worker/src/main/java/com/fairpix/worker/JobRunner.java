@@ -201,9 +201,14 @@ public final class JobRunner {
         return finishElsewhere(processed, message, attempt, recorded);
     }
 
-    /** Hands the job's writes to a finishing thread (see {@link #finishOn}). */
+    /**
+     * Hands the job's writes to a finishing thread (see {@link #finishOn}). When none has room
+     * within a second (the writes are slow: S3 or Kafka struggling), this thread writes them
+     * itself, as without finishing threads: it must not sit out the watchdog's time limit waiting
+     * for room.
+     */
     private Outcome finishElsewhere(Processed processed, JobMessage message, int attempt, int[] recorded) throws InterruptedException {
-        finishSlots.acquire();
+        if (!finishSlots.tryAcquire(1, java.util.concurrent.TimeUnit.SECONDS)) return finishHere(processed, message, attempt, recorded);
         java.util.concurrent.CompletableFuture<Outcome> outcome = new java.util.concurrent.CompletableFuture<>();
         Runnable finish = () -> {
             try {
@@ -221,10 +226,20 @@ public final class JobRunner {
         };
         try {
             finishers.execute(finish);
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
-            finish.run();
+        } catch (Throwable notTaken) { // stopping (rejected), or no thread could be started
+            finishSlots.release();
+            return finishHere(processed, message, attempt, recorded);
         }
         return new Outcome.Finishing(outcome);
+    }
+
+    private Outcome finishHere(Processed processed, JobMessage message, int attempt, int[] recorded) throws InterruptedException {
+        try {
+            processed.finish();
+            return new Outcome.Finished(true);
+        } catch (Throwable e) {
+            return failure(e, message, attempt, recorded);
+        }
     }
 
     /** What a failure of one attempt (in any step) means for the job. */

@@ -225,7 +225,16 @@ public final class Worker implements AutoCloseable {
     /** Graceful stop: finish running jobs within {@code deadline}, commit, leave the group. */
     public void stop(Duration deadline) {
         consumer.stop(deadline);
-        if (finishers != null) finishers.shutdown();
+        if (finishers != null) {
+            // Writes still running past the deadline end before their clients close (their jobs
+            // are redelivered: their offsets were not committed).
+            finishers.shutdownNow();
+            try {
+                if (!finishers.awaitTermination(5, TimeUnit.SECONDS)) log.warn("finishing threads still writing at shutdown");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         housekeeping.shutdownNow();
         directory.close();
         if (http != null) http.stop();

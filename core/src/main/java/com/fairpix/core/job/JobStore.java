@@ -44,16 +44,22 @@ public final class JobStore {
     /**
      * Stores a new record, its index entry and its owner in one pipelined round trip (not a
      * transaction: the owner key lives outside the tenant's hash slot).
+     *
+     * @throws redis.clients.jedis.exceptions.JedisException when Redis is away or refuses a write
      */
     public void create(JobRecord job) {
         String key = RedisKeys.job(job.tenant(), job.id());
+        List<redis.clients.jedis.Response<?>> replies = new ArrayList<>(4);
         try (var p = redis.pipelined()) {
-            p.hset(key, Map.of("state", job.state().name(), "json", Json.write(job)));
-            p.expire(key, retentionSeconds);
-            p.zadd(RedisKeys.jobIndex(job.tenant()), 0, job.id());
-            p.set(RedisKeys.jobOwner(job.id()), job.tenant(), SetParams.setParams().ex(retentionSeconds));
+            replies.add(p.hset(key, Map.of("state", job.state().name(), "json", Json.write(job))));
+            replies.add(p.expire(key, retentionSeconds));
+            replies.add(p.zadd(RedisKeys.jobIndex(job.tenant()), 0, job.id()));
+            replies.add(p.set(RedisKeys.jobOwner(job.id()), job.tenant(), SetParams.setParams().ex(retentionSeconds)));
             p.sync();
         }
+        // A pipeline keeps an error reply (OOM, READONLY after a failover) as that command's
+        // response: get() throws it, as the command itself would have.
+        for (var r : replies) r.get();
     }
 
     /** The job if it exists and belongs to {@code tenant}; another tenant's job is simply absent. */

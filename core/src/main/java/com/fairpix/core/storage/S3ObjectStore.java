@@ -21,6 +21,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  */
 public final class S3ObjectStore implements ObjectStore {
     private final S3Client s3;
+    /** Built here, so closed here: the SDK does not close an HTTP client it was handed. */
+    private final software.amazon.awssdk.http.SdkHttpClient http;
     private final String bucket;
 
     /** The HTTP client under the SDK ({@code s3.http-client}); their CPU per call is compared in docs/overhead.md. */
@@ -54,11 +56,12 @@ public final class S3ObjectStore implements ObjectStore {
 
     /**
      * @param endpoint endpoint override (e.g. http://127.0.0.1:19000); null or blank for AWS
-     * @param http     the HTTP client under the SDK
+     * @param kind     the HTTP client under the SDK
      */
-    public S3ObjectStore(String endpoint, String region, String accessKey, String secretKey, String bucket, HttpClientKind http) {
+    public S3ObjectStore(String endpoint, String region, String accessKey, String secretKey, String bucket, HttpClientKind kind) {
+        this.http = httpClient(kind);
         var builder = S3Client.builder()
-                .httpClient(httpClient(http))
+                .httpClient(this.http)
                 .region(Region.of(region))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
                 .forcePathStyle(true)
@@ -167,5 +170,6 @@ public final class S3ObjectStore implements ObjectStore {
     @Override
     public void close() {
         s3.close();
+        http.close();
     }
 }

@@ -288,12 +288,23 @@ public final class ProcessingThreads {
             // thread's CPU, as for any job that ran.
             scheduler.releaseSlot(item);
             double correction = costs.correction(item.cost(), measured);
-            listener.finished(item.tenant(), item.cost(), seconds);
             finishing.incrementAndGet();
             f.outcome().whenComplete((o, e) -> {
+                JobRunner.Outcome end = o == null ? new JobRunner.Outcome.Redeliver() : o;
+                // Charged only when the job is done, as a job run on its thread: writes that failed
+                // (an outage) are retried and charged then.
+                boolean done = end instanceof JobRunner.Outcome.Finished fin && fin.processed();
                 try {
-                    scheduler.finished(item, correction);
-                    settle(item, o == null ? new JobRunner.Outcome.Redeliver() : o);
+                    scheduler.finished(item, done ? correction : 0);
+                    if (done) listener.finished(item.tenant(), item.cost(), seconds);
+                } catch (RuntimeException failed) {
+                    log.error("job {}: accounting its finish failed", d.message().jobId(), failed);
+                }
+                try {
+                    settle(item, end);
+                } catch (RuntimeException failed) { // e.g. the retry executor refusing while stopping: read again
+                    log.warn("job {}: its outcome could not be reported ({}); it will be redelivered", d.message().jobId(), failed.toString());
+                    sink.completed(d, false);
                 } finally {
                     if (finishing.decrementAndGet() == 0) {
                         synchronized (finishing) {

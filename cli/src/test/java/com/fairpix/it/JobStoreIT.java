@@ -1,0 +1,46 @@
+package com.fairpix.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.job.JobRecord;
+import com.fairpix.core.job.JobSpec;
+import com.fairpix.core.job.JobState;
+import com.fairpix.core.job.JobStore;
+import com.fairpix.core.redis.Redis;
+import com.fairpix.core.redis.RedisKeys;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/** The job store against the real Redis: its pipelined create reports what Redis refuses. */
+class JobStoreIT {
+    private static JobRecord record(String tenant, String id) {
+        return new JobRecord(id, tenant, JobState.QUEUED, "cpu", Instant.now(), null, null, null,
+                new JobRecord.Original("tenants/" + tenant + "/originals/x.jpg", "jpeg", 1, "0", 1, 1),
+                JobSpec.parse("{\"variants\":{\"t\":[{\"op\":\"encode\",\"format\":\"jpeg\"}]}}"), Map.of(), null, 0);
+    }
+
+    @Test
+    void aCreateThatRedisRefusesThrowsInsteadOfPassingForStored() {
+        try (JedisPooled redis = Redis.connect(Farm.config().get(Setting.REDIS_URL))) {
+            JobStore jobs = new JobStore(redis, 60);
+            String tenant = Farm.tenantId("it-store");
+            String ok = UUID.randomUUID().toString(), refused = UUID.randomUUID().toString();
+
+            jobs.create(record(tenant, ok));
+            assertThat(jobs.get(tenant, ok)).hasValueSatisfying(j -> assertThat(j.state()).isEqualTo(JobState.QUEUED));
+
+            // Redis answers the record's HSET with an error (WRONGTYPE here; OOM or READONLY in
+            // production): a pipeline keeps it as a reply, and create must not swallow it, or the
+            // ingest would queue a job that has no record.
+            redis.set(RedisKeys.job(tenant, refused), "not a hash");
+            assertThatThrownBy(() -> jobs.create(record(tenant, refused))).isInstanceOf(JedisDataException.class).hasMessageContaining("WRONGTYPE");
+            redis.del(RedisKeys.job(tenant, ok), RedisKeys.job(tenant, refused), RedisKeys.jobIndex(tenant), RedisKeys.jobOwner(ok), RedisKeys.jobOwner(refused));
+        }
+    }
+}
