@@ -121,6 +121,35 @@ final class Farm {
         return out;
     }
 
+    /**
+     * An ingest-api on the stack for one test class, with a {@link Client} over it, started before
+     * the class's own {@code @BeforeAll} and closed after it:
+     * {@code @RegisterExtension static final Farm.Ingest farm = new Farm.Ingest();}
+     */
+    static final class Ingest implements org.junit.jupiter.api.extension.BeforeAllCallback, org.junit.jupiter.api.extension.AfterAllCallback {
+        private com.fairpix.ingest.IngestApi api;
+        private Client client;
+
+        @Override
+        public void beforeAll(org.junit.jupiter.api.extension.ExtensionContext context) {
+            api = com.fairpix.ingest.IngestApi.start(config());
+            client = new Client(api.port());
+        }
+
+        @Override
+        public void afterAll(org.junit.jupiter.api.extension.ExtensionContext context) {
+            if (api != null) api.close();
+        }
+
+        com.fairpix.ingest.IngestApi api() {
+            return api;
+        }
+
+        Client client() {
+            return client;
+        }
+    }
+
     /** Minimal HTTP client over one ingest-api. */
     static final class Client {
         private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

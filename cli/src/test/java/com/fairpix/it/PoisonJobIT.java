@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.json.Json;
 import com.fairpix.core.kafka.Topics;
-import com.fairpix.ingest.IngestApi;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -12,9 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A job that kills its worker JVM (a test hook halts the worker on a marked job, as an OOM kill or
@@ -25,24 +23,12 @@ import org.junit.jupiter.api.Test;
  */
 class PoisonJobIT {
     static final String MARK = "crash-marker";
-    static IngestApi ingest;
-    static Farm.Client client;
-
-    @BeforeAll
-    static void start() {
-        ingest = IngestApi.start(Farm.config());
-        client = new Farm.Client(ingest.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (ingest != null) ingest.close();
-    }
+    @RegisterExtension static final Farm.Ingest farm = new Farm.Ingest();
 
     @Test
     void aJobThatCrashesItsWorkerFailsAfterMaxAttemptsWithOneDeadLetter() throws Exception {
         String tenant = Farm.tenantId("it-poison");
-        String key = client.createTenant(tenant, Map.of());
+        String key = farm.client().createTenant(tenant, Map.of());
         byte[] image = Farm.smallJpeg(320, 240, 3);
         String poisonSpec = "{\"pool\":\"gpu\",\"variants\":{\"" + MARK + "\":[{\"op\":\"resize\",\"width\":32}]}}";
         String spec = "{\"pool\":\"gpu\",\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}";
@@ -52,11 +38,11 @@ class PoisonJobIT {
 
         int crashes = 0;
         List<String> logs = new ArrayList<>();
-        for (int start = 0; start < 6 && !client.job(key, poison).get("state").asText().equals("FAILED"); start++) {
+        for (int start = 0; start < 6 && !farm.client().job(key, poison).get("state").asText().equals("FAILED"); start++) {
             try (WorkerProcess w = WorkerProcess.start("gpu", 1, Map.of("FAIRPIX_TEST_CRASH_VARIANT", MARK))) {
                 Integer exit = null;
                 long deadline = System.nanoTime() + 90_000_000_000L;
-                while (exit == null && System.nanoTime() < deadline && !client.job(key, poison).get("state").asText().equals("FAILED")) {
+                while (exit == null && System.nanoTime() < deadline && !farm.client().job(key, poison).get("state").asText().equals("FAILED")) {
                     exit = w.awaitExit(Duration.ofMillis(200));
                 }
                 if (exit != null) {
@@ -67,12 +53,12 @@ class PoisonJobIT {
                 }
                 // This worker survived: the poison job is FAILED; the others complete on it.
                 for (String id : others) {
-                    JsonNode job = client.awaitTerminal(key, id, Duration.ofSeconds(60));
+                    JsonNode job = farm.client().awaitTerminal(key, id, Duration.ofSeconds(60));
                     assertThat(job.get("state").asText()).as("job %s; worker log:%n%s", id, w.logTail()).isEqualTo("DONE");
                 }
             }
         }
-        JsonNode failed = client.job(key, poison);
+        JsonNode failed = farm.client().job(key, poison);
         assertThat(failed.get("state").asText()).as("after %d crashes; logs:%n%s", crashes, String.join("\n----\n", logs)).isEqualTo("FAILED");
         assertThat(failed.get("error").get("reason").asText()).isEqualTo("attempts-exhausted");
         assertThat(failed.get("attempts").asInt()).isEqualTo(3);
@@ -80,11 +66,11 @@ class PoisonJobIT {
         List<JsonNode> dead = Farm.readTopic(Farm.config(), Topics.DLQ, Set.of(tenant));
         assertThat(dead).as("dead letters of %s", tenant).hasSize(1);
         assertThat(dead.get(0).get("jobId").asText()).isEqualTo(poison);
-        for (String id : others) assertThat(client.job(key, id).get("state").asText()).isEqualTo("DONE");
+        for (String id : others) assertThat(farm.client().job(key, id).get("state").asText()).isEqualTo("DONE");
     }
 
     private static String submit(String key, byte[] image, String spec) throws Exception {
-        HttpResponse<String> r = client.submitMultipart(key, image, "a.jpg", spec);
+        HttpResponse<String> r = farm.client().submitMultipart(key, image, "a.jpg", spec);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
         return Json.mapper().readTree(r.body()).get("id").asText();
     }

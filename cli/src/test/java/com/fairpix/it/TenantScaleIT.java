@@ -3,7 +3,6 @@ package com.fairpix.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.job.JobIds;
-import com.fairpix.ingest.IngestApi;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,9 +11,8 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * 10,000 tenants through the admin API, then every one of them touched on an ingest node: prints
@@ -23,19 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class TenantScaleIT {
     static final int TENANTS = 10_000;
-    static IngestApi ingest;
-    static Farm.Client client;
-
-    @BeforeAll
-    static void start() {
-        ingest = IngestApi.start(Farm.config());
-        client = new Farm.Client(ingest.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (ingest != null) ingest.close();
-    }
+    @RegisterExtension static final Farm.Ingest farm = new Farm.Ingest();
 
     @Test
     void tenThousandTenantsAreCreatedInAMinuteAndCachedInUnderTwoKilobytesEach() throws Exception {
@@ -46,22 +32,22 @@ class TenantScaleIT {
             List<Future<String>> futures = new ArrayList<>(TENANTS);
             for (int i = 0; i < TENANTS; i++) {
                 String id = "scale-" + run + "-" + i;
-                futures.add(pool.submit(() -> client.createTenant(id, Map.of())));
+                futures.add(pool.submit(() -> farm.client().createTenant(id, Map.of())));
             }
             for (Future<String> f : futures) keys.add(f.get());
         }
         double createSeconds = (System.nanoTime() - started) / 1e9;
 
-        int cachedBefore = ingest.tenants().size();
+        int cachedBefore = farm.api().tenants().size();
         long heapBefore = settledHeap();
         String missing = "/v1/jobs/" + JobIds.next();
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
             List<Future<Integer>> futures = new ArrayList<>(TENANTS);
-            for (String key : keys) futures.add(pool.submit(() -> client.get(key, missing).statusCode()));
+            for (String key : keys) futures.add(pool.submit(() -> farm.client().get(key, missing).statusCode()));
             for (Future<Integer> f : futures) assertThat(f.get()).isEqualTo(404); // authenticated, then no such job
         }
         long heapAfter = settledHeap();
-        int cached = ingest.tenants().size() - cachedBefore;
+        int cached = farm.api().tenants().size() - cachedBefore;
         double bytesPerTenant = (heapAfter - heapBefore) / (double) cached;
 
         System.out.printf("TenantScaleIT: created %d tenants through the admin API in %.1f s; ingest heap +%d bytes for %d cached tenants = %.0f bytes/tenant%n",

@@ -4,31 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.cli.Fairpix;
 import com.fairpix.core.json.Json;
-import com.fairpix.ingest.IngestApi;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
 /** `fairpix tenants ...` against a running ingest-api: each subcommand works and `--output json` is valid JSON. */
 class TenantsCliIT {
-    static IngestApi ingest;
+    @RegisterExtension static final Farm.Ingest farm = new Farm.Ingest();
     static String url;
 
     @BeforeAll
     static void start() {
-        ingest = IngestApi.start(Farm.config());
-        url = "http://127.0.0.1:" + ingest.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (ingest != null) ingest.close();
+        url = "http://127.0.0.1:" + farm.api().port();
     }
 
     @Test

@@ -3,7 +3,6 @@ package com.fairpix.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.json.Json;
-import com.fairpix.ingest.IngestApi;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -11,9 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A worker process killed with SIGKILL while jobs are queued loses none: its uncommitted jobs are
@@ -21,28 +19,16 @@ import org.junit.jupiter.api.Test;
  * that no in-process worker of another test takes the jobs.
  */
 class WorkerCrashIT {
-    static IngestApi ingest;
-    static Farm.Client client;
-
-    @BeforeAll
-    static void start() {
-        ingest = IngestApi.start(Farm.config());
-        client = new Farm.Client(ingest.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (ingest != null) ingest.close();
-    }
+    @RegisterExtension static final Farm.Ingest farm = new Farm.Ingest();
 
     @Test
     void sigkillWhileJobsAreQueuedLosesNoJob() throws Exception {
-        String key = client.createTenant(Farm.tenantId("it-crash"), Map.of());
+        String key = farm.client().createTenant(Farm.tenantId("it-crash"), Map.of());
         byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/domestic_cattle.jpg"));
         String spec = Farm.SPEC.replaceFirst("^\\{", "{\"pool\":\"gpu\",");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
-            HttpResponse<String> r = client.submitMultipart(key, photo, "cattle.jpg", spec);
+            HttpResponse<String> r = farm.client().submitMultipart(key, photo, "cattle.jpg", spec);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
             ids.add(Json.mapper().readTree(r.body()).get("id").asText());
         }
@@ -57,7 +43,7 @@ class WorkerCrashIT {
 
         try (WorkerProcess second = WorkerProcess.start("gpu", 2)) {
             for (String id : ids) {
-                JsonNode job = client.awaitTerminal(key, id, Duration.ofSeconds(120));
+                JsonNode job = farm.client().awaitTerminal(key, id, Duration.ofSeconds(120));
                 assertThat(job.get("state").asText()).as("job %s; worker log:%n%s", id, second.logTail()).isEqualTo("DONE");
                 assertThat(job.get("results").size()).isEqualTo(2);
             }
@@ -81,7 +67,7 @@ class WorkerCrashIT {
 
     private static int countDone(String key, List<String> ids) throws Exception {
         int done = 0;
-        for (String id : ids) if (client.job(key, id).get("state").asText().equals("DONE")) done++;
+        for (String id : ids) if (farm.client().job(key, id).get("state").asText().equals("DONE")) done++;
         return done;
     }
 }
