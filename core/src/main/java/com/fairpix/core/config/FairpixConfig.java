@@ -91,8 +91,10 @@ public final class FairpixConfig {
         if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
         if (longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) <= 0) throw new IllegalArgumentException(Setting.WORKER_JOB_TIMEOUT_SECONDS.env() + " must be > 0");
         if (longValue(Setting.WORKER_NATIVE_MEMORY_BYTES) < 64L << 20) throw new IllegalArgumentException(Setting.WORKER_NATIVE_MEMORY_BYTES.env() + " must be >= 67108864 (64 MiB)");
-        if (!List.of("apache", "url-connection").contains(get(Setting.S3_HTTP_CLIENT).trim().toLowerCase(java.util.Locale.ROOT))) {
-            throw new IllegalArgumentException(Setting.S3_HTTP_CLIENT.env() + " must be apache or url-connection, got " + get(Setting.S3_HTTP_CLIENT));
+        try {
+            com.fairpix.core.storage.S3ObjectStore.HttpClientKind.of(get(Setting.S3_HTTP_CLIENT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(Setting.S3_HTTP_CLIENT.env() + ": " + e.getMessage(), e);
         }
         if (integer(Setting.WORKER_SHARED_NICE) < 0 || integer(Setting.WORKER_SHARED_NICE) > 19) {
             throw new IllegalArgumentException(Setting.WORKER_SHARED_NICE.env() + " must be 0..19, got " + integer(Setting.WORKER_SHARED_NICE));

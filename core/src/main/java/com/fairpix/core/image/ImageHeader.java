@@ -42,8 +42,21 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
 
     /** Thrown when the magic bytes name a format but its header cannot be read. */
     public static final class HeaderException extends Exception {
+        private final boolean truncated;
+
         public HeaderException(String message) {
+            this(message, false);
+        }
+
+        /** @param truncated the bytes ended before the header did: more of the file may hold it */
+        public HeaderException(String message, boolean truncated) {
             super(message);
+            this.truncated = truncated;
+        }
+
+        /** True when the data ran out before the header ended, rather than the header being malformed. */
+        public boolean truncated() {
+            return truncated;
         }
     }
 
@@ -98,7 +111,7 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
             }
             boolean sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
             if (sof) {
-                if (seg + 5 > d.length) throw new HeaderException("jpeg: truncated SOF segment");
+                if (seg + 5 > d.length) throw new HeaderException("jpeg: truncated SOF segment", true);
                 int height = u16be(d, seg + 1);
                 int width = u16be(d, seg + 3);
                 boolean progressive = marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE;
@@ -106,7 +119,7 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
             }
             i += 2 + len;
         }
-        throw new HeaderException("jpeg: no frame header (SOF) found");
+        throw new HeaderException("jpeg: no frame header (SOF) found", i + 4 > d.length);
     }
 
     /**

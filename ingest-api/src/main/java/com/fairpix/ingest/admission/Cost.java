@@ -1,18 +1,14 @@
 package com.fairpix.ingest.admission;
 
 /**
- * A job's cost in tokens: {@code base + perMegapixel × max(1, decoded megapixels) × variants},
- * so a 24-megapixel original with 3 variants costs about 72 tokens and a thumbnail of a small
- * image about 1. The megapixels come from the image header, read before admission.
+ * A job's cost in tokens: {@code base + perMegapixel × Σ max(1, megapixels)} over its variants,
+ * each counted at the larger of the source and the biggest image it makes, so a 24-megapixel
+ * original with 3 variants costs about 72 tokens and a thumbnail of a small image about 1. The
+ * megapixels come from the image header and the spec, read before admission.
  */
 public final class Cost {
     private Cost() {}
 
-    /**
-     * @param pixels   decoded width × height
-     * @param variants variants in the job spec (≥ 1)
-     * @return nanotokens
-     */
     /**
      * The cost of a job whose variants each handle {@code variantPixels[i]} pixels at most (the
      * larger of the source and the biggest image the variant makes): {@code base + perMegapixel ×
@@ -25,10 +21,5 @@ public final class Cost {
         for (long px : variantPixels) mp += Math.max(1.0, px / 1e6);
         if (variantPixels.length == 0) mp = 1;
         return Math.max(1, Limits.nano(config.costBase() + config.costPerMegapixel() * mp));
-    }
-
-    public static long nano(AdmissionConfig config, long pixels, int variants) {
-        double tokens = config.costBase() + config.costPerMegapixel() * Math.max(1.0, pixels / 1e6) * Math.max(1, variants);
-        return Math.max(1, Limits.nano(tokens));
     }
 }

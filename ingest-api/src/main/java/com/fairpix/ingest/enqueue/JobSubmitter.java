@@ -136,7 +136,7 @@ public final class JobSubmitter {
         if (image.size() > tenant.maxUploadBytes()) {
             throw ApiProblem.tooLarge("The upload is " + image.size() + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
         }
-        ImageHeader header = readHeader(tenant, image.headerBytes());
+        ImageHeader header = readHeader(tenant, image);
         Map<String, OutputSize.Estimate> outputs = OutputSize.of(spec, header.displayWidth(), header.displayHeight());
         List<String> outputProblems = spec.outputProblems(header.displayWidth(), header.displayHeight(), limits);
         if (!outputProblems.isEmpty()) {
@@ -205,10 +205,10 @@ public final class JobSubmitter {
         return px;
     }
 
-    private ImageHeader readHeader(Tenant tenant, byte[] image) {
+    private ImageHeader readHeader(Tenant tenant, Upload image) {
         ImageHeader header;
         try {
-            header = ImageHeader.readPrefix(image);
+            header = image.header();
         } catch (ImageHeader.HeaderException e) {
             throw ApiProblem.unprocessable("undecodable-header", "The image header cannot be read: " + e.getMessage());
         }

@@ -1,5 +1,6 @@
 package com.fairpix.ingest.enqueue;
 
+import com.fairpix.core.image.ImageHeader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -31,20 +32,22 @@ public record Upload(Path file, long size, String sha256) implements AutoCloseab
     }
 
     /**
-     * The bytes the header read needs: the first {@link #HEAD_BYTES}, or up to
-     * {@link #MAX_HEADER_BYTES} when the header cannot be read from those (a JPEG whose metadata
-     * segments push its frame header further), so memory per upload stays small in the common case.
+     * The image's header, parsed once from the first {@link #HEAD_BYTES}, or from up to
+     * {@link #MAX_HEADER_BYTES} only when those ran out before the header did (a JPEG whose
+     * metadata segments push its frame header further): memory per upload stays small, and a
+     * malformed header is refused from the first read. Completeness is not checked
+     * ({@link ImageHeader#readPrefix}).
      *
+     * @return null when the magic bytes match no accepted format
+     * @throws ImageHeader.HeaderException when the header is malformed or not within the limit
      * @throws UncheckedIOException when the temporary file cannot be read
      */
-    public byte[] headerBytes() {
-        byte[] head = head(HEAD_BYTES);
-        if (size <= HEAD_BYTES) return head;
+    public ImageHeader header() throws ImageHeader.HeaderException {
         try {
-            com.fairpix.core.image.ImageHeader.readPrefix(head);
-            return head;
-        } catch (com.fairpix.core.image.ImageHeader.HeaderException e) {
-            return head(MAX_HEADER_BYTES);
+            return ImageHeader.readPrefix(head(HEAD_BYTES));
+        } catch (ImageHeader.HeaderException e) {
+            if (!e.truncated() || size <= HEAD_BYTES) throw e;
+            return ImageHeader.readPrefix(head(MAX_HEADER_BYTES));
         }
     }
 

@@ -1,6 +1,7 @@
 package com.fairpix.ingest.enqueue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fairpix.core.image.ImageHeader;
 import java.io.ByteArrayOutputStream;
@@ -35,7 +36,7 @@ class UploadTest {
         byte[] jpeg = jpegWithBigMetadata();
         assertThat(jpeg.length).isGreaterThan(Upload.HEAD_BYTES);
         try (Upload u = Upload.of(jpeg, dir)) {
-            ImageHeader h = ImageHeader.read(u.headerBytes());
+            ImageHeader h = u.header();
             assertThat(h.width()).isEqualTo(4000);
             assertThat(h.height()).isEqualTo(3000);
             assertThat(u.head()).hasSize(Upload.HEAD_BYTES);
@@ -43,5 +44,22 @@ class UploadTest {
         try (var files = Files.list(dir)) {
             assertThat(files).as("closing deletes the file").isEmpty();
         }
+    }
+
+    @Test
+    void aMalformedHeaderIsRefusedFromTheFirstReadAndARunOutOneIsToldApart() throws Exception {
+        byte[] garbage = new byte[Upload.HEAD_BYTES + 4096];
+        garbage[0] = (byte) 0xFF;
+        garbage[1] = (byte) 0xD8;
+        garbage[2] = (byte) 0xFF; // a JPEG's magic, then a segment of length 0: malformed at byte 2
+        try (Upload u = Upload.of(garbage, dir)) {
+            assertThatThrownBy(u::header).isInstanceOfSatisfying(ImageHeader.HeaderException.class, e -> {
+                assertThat(e.truncated()).as("malformed, not cut short: no wider read").isFalse();
+                assertThat(e.getMessage()).contains("at byte 2");
+            });
+        }
+        byte[] cut = java.util.Arrays.copyOf(jpegWithBigMetadata(), 300_000); // ends inside the metadata
+        assertThatThrownBy(() -> ImageHeader.readPrefix(cut)).isInstanceOfSatisfying(ImageHeader.HeaderException.class,
+                e -> assertThat(e.truncated()).as("ran out before the frame header").isTrue());
     }
 }
