@@ -188,10 +188,15 @@ public final class JobRunner {
         try {
             processed = attempt(message, enqueuedAt, recorded);
             if (processed == null) return new Outcome.Finished(false);
-            // A job tried before may have been in flight when its worker died (a poison job beside
-            // it halting the JVM): it finishes on this thread before the thread takes anything
-            // else, so a crash loop cannot charge it an attempt for every worker it takes down.
-            if (finishers == null || processed.runningJob.attempts() > 1) {
+            // Interrupted while processing: the watchdog gave up on this attempt (the job is FAILED
+            // already) or the worker is stopping. Its results must not be written.
+            if (Thread.currentThread().isInterrupted()) throw new InterruptedException("job " + message.jobId() + " interrupted before its writes");
+            // A job whose record holds more attempts than this delivery made died with a worker
+            // before (a poison job beside it halting the JVM, its writes in flight): it finishes on
+            // this thread before the thread takes anything else, so a crash loop cannot charge it
+            // an attempt for every worker it takes down. A local retry (attempt == recorded) and
+            // a first delivery keep the finishing threads.
+            if (finishers == null || processed.runningJob.attempts() > attempt) {
                 processed.finish();
                 return new Outcome.Finished(true);
             }

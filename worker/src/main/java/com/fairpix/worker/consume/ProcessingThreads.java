@@ -159,6 +159,8 @@ public final class ProcessingThreads {
             abandoned.incrementAndGet();
             retired.add(e.getKey());
             runningJobs.remove(e.getKey());
+            // When (if ever) its call returns, the interrupt keeps the stuck thread from writing results for a FAILED job.
+            e.getKey().interrupt();
             if (!stopping) startThread(r.slot(), e.getKey().getName() + "-replaced");
         }
     }

@@ -212,4 +212,30 @@ class ProcessingThreadsTest {
         assertThat(sink.events).as("stop returned only after the write settled the offset").containsExactly("taken 1", "commit 1");
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
     }
+
+    @Test
+    void aJobWritingElsewhereLeavesItsSlotToAnotherTenantButKeepsItsTenantsCapUntilItsWritesEnd() {
+        // One shared slot; every tenant capped at one running job.
+        com.fairpix.worker.schedule.FairScheduler<JobConsumer.Delivery> fair = new com.fairpix.worker.schedule.FairScheduler<>(t -> 1.0, t -> 1, 1, 0);
+        Recorder sink = new Recorder();
+        java.util.Map<String, java.util.concurrent.CompletableFuture<JobRunner.Outcome>> writes = new java.util.concurrent.ConcurrentHashMap<>();
+        ProcessingThreads p = new ProcessingThreads(fair, (m, attempt, at) -> new JobRunner.Outcome.Finishing(
+                writes.computeIfAbsent(m.jobId(), k -> new java.util.concurrent.CompletableFuture<>())), t -> false, sink, (t, c, s) -> {}, () -> false, 1, 0, 0);
+        fair.add(item("a", 1));
+        fair.add(item("a", 2));
+        fair.add(item("b", 3));
+
+        assertThat(p.runOne(fair.poll())).isTrue(); // a's first job: its writes pending
+        JobScheduler.Item<JobConsumer.Delivery> next = fair.poll();
+        assertThat(next).as("the slot is free while a's writes run").isNotNull();
+        assertThat(next.payload().offset()).as("b's job, not a's second: a is at its cap").isEqualTo(3);
+        assertThat(p.runOne(next)).isTrue();
+        writes.get("job-3").complete(new JobRunner.Outcome.Finished(true));
+        assertThat(fair.poll()).as("a's first job still writing: its cap holds").isNull();
+
+        writes.get("job-1").complete(new JobRunner.Outcome.Finished(true));
+        JobScheduler.Item<JobConsumer.Delivery> last = fair.poll();
+        assertThat(last.payload().offset()).isEqualTo(2);
+        assertThat(sink.events).containsExactly("taken 1", "taken 3", "commit 3", "commit 1");
+    }
 }

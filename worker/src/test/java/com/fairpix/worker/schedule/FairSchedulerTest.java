@@ -364,9 +364,13 @@ class FairSchedulerTest {
 
         s.finished(second, 0);
         assertThat(s.poll()).as("a's first job has not finished: its cap holds").isNull();
-        s.finished(first, 0);
-        FairScheduler.Item<String> third = s.poll();
-        assertThat(third.payload()).isEqualTo("a2");
-        assertThat(s.poll()).as("finishing a released job frees no second slot").isNull();
+
+        s.add(new FairScheduler.Item<>("b", 1, "b2"));
+        FairScheduler.Item<String> fourth = s.poll();
+        assertThat(fourth.payload()).isEqualTo("b2");
+        s.finished(first, 0); // while b2 holds the only slot
+        assertThat(s.poll()).as("finishing a released job frees no second slot: a2 may run now, but no slot is free").isNull();
+        s.finished(fourth, 0);
+        assertThat(s.poll().payload()).isEqualTo("a2");
     }
 }
