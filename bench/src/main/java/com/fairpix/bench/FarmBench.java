@@ -318,22 +318,8 @@ public final class FarmBench {
         String group = Topics.workerGroup("gpu");
         Service worker = start(v, "worker", "ingest-cleanup", false, "--pool", "gpu");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, need("FAIRPIX_KAFKA_BOOTSTRAP")))) {
-            long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-            while (System.nanoTime() < until) {
-                Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
-                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                for (var p : admin.describeTopics(List.of(Topics.jobs("gpu"))).allTopicNames().get().get(Topics.jobs("gpu")).partitions()) {
-                    latest.put(new TopicPartition(Topics.jobs("gpu"), p.partition()), OffsetSpec.latest());
-                }
-                long lag = 0;
-                for (var e : admin.listOffsets(latest).all().get().entrySet()) {
-                    var c = committed.get(e.getKey());
-                    lag += e.getValue().offset() - (c == null ? 0 : c.offset());
-                }
-                if (lag == 0) break;
-                Thread.sleep(500);
-            }
+            long left = IsolationBench.awaitLag(admin, group, Topics.jobs("gpu"), Duration.ofMinutes(3));
+            if (left > 0) log("the gpu pool's queue still has %d jobs of lag after 3 min", left);
         } finally {
             worker.stop();
         }

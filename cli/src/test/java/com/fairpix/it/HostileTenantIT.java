@@ -47,9 +47,11 @@ import redis.clients.jedis.JedisPooled;
  * Tenant A holds a valid API key and attacks: oversized and endless uploads (chunked and declared),
  * oversized spec parts, tiny images asking for huge outputs, specs over every limit, reused
  * idempotency keys, slow uploads that would hold the node's connections. Each attack gets its precise
- * status and problem type, the ingest heap stays bounded, and tenant B's jobs keep completing as
- * fast as before the attacks (submit → done p99 within 1.5× of its baseline in this test) with every
- * node ready and no circuit breaker opened.
+ * status and problem type, the ingest heap stays bounded (under 16 MiB of growth for a 400 MB body,
+ * below the tenant's 25 MiB upload limit, so buffering the allowed body would show), and tenant B's
+ * jobs keep completing (submit → done p99 within 1.5× of its baseline, a baseline under 200 ms
+ * counting as 200 ms: with B's 22-50 ms baselines here the bound is 300 ms; B is paused during the
+ * two 400 MB uploads, which measure heap) with every node ready and no circuit breaker opened.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HostileTenantIT {
@@ -230,7 +232,7 @@ class HostileTenantIT {
             // On loopback the client sends a few hundred MB/s, so how far it got says little about where the
             // server stopped reading; what must hold is that the 413 came before the body ended.
             assertThat(answer[0].bytesSentBeforeAnswer()).as("the answer comes while the body is still being sent").isLessThan(400 * MIB);
-            assertThat(growth).isLessThan(64 * MIB);
+            assertThat(growth).as("heap growth under the 25 MiB upload limit").isLessThan(16 * MIB);
         } finally {
             bPaused.set(false);
         }
@@ -252,7 +254,7 @@ class HostileTenantIT {
             System.out.printf("HostileTenantIT: 400 MB chunked multipart image: 413 after %d MB sent; ingest heap grew %.1f MB at peak%n",
                     answer[0].bytesSentBeforeAnswer() / MIB, growth / (double) MIB);
             assertThat(answer[0].bytesSentBeforeAnswer()).isLessThan(400 * MIB);
-            assertThat(growth).isLessThan(64 * MIB);
+            assertThat(growth).as("heap growth under the 25 MiB upload limit").isLessThan(16 * MIB);
         } finally {
             bPaused.set(false);
         }
@@ -274,13 +276,13 @@ class HostileTenantIT {
 
     @Test
     @Order(4)
-    void aMultipartSpecPartOver200kBIs413SpecTooLargeNot500() throws Exception {
+    void aMultipartSpecPartOver64KiBIs413SpecTooLargeNot500() throws Exception {
         String spec = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":64}]},\"pad\":\"" + "x".repeat(300_000) + "\"}";
         JsonNode p = assertProblem(413, "spec-too-large", client.submitMultipart(keyA, photoB, "a.jpg", spec));
         assertThat(p.get("limit").asInt()).isEqualTo(65_536);
         // the same spec in the query string: the request line is over Jetty's header limit, refused before any handler
         HttpResponse<String> q = client.submitRaw(keyA, photoB, "image/jpeg", spec.substring(0, 70_000));
-        assertThat(q.statusCode()).isBetween(400, 431);
+        assertThat(q.statusCode()).as("Jetty's refusal of the request line: URI or header too long").isIn(414, 431);
     }
 
     @Test
