@@ -24,7 +24,7 @@ public enum Setting {
     SPEC_MAX_BYTES("spec.max-bytes", "65536", "largest job spec accepted, bytes of JSON (query parameter or multipart part); over it: 413 spec-too-large, refused while the part is read"),
     SPEC_MAX_VARIANTS("spec.max-variants", "16", "most variants in one job spec"),
     SPEC_MAX_OPERATIONS("spec.max-operations-per-variant", "16", "most operations in one variant, its encode step included"),
-    SPEC_MAX_KEY_LENGTH("spec.max-key-length", "512", "longest S3 key a spec may name (watermark key), characters"),
+    SPEC_MAX_KEY_LENGTH("spec.max-key-length", "512", "longest S3 key a spec may name (watermark key), UTF-8 bytes"),
     SPEC_MAX_OUTPUT_SIDE("spec.max-output-side", "16384", "largest width or height of any image a job makes (resize and crop boxes, and every intermediate), pixels"),
     SPEC_MAX_OUTPUT_PIXELS("spec.max-output-pixels", "50000000", "most pixels (width x height) of any image a job makes, its intermediates included; a tenant's maxPixels lowers it for that tenant"),
     SPEC_MAX_BLUR_SIGMA("spec.max-blur-sigma", "50", "largest blur sigma, pixels (the kernel grows with it: about 6 sigma wide per pass)"),

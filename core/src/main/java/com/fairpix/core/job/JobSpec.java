@@ -256,10 +256,11 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         if (key.isEmpty()) {
             errors.add(at + ": watermark needs key, the S3 key of an image under " + prefix);
             ok = false;
-        } else if (key.length() > limits.maxKeyLength()) {
-            errors.add(at + ": watermark key is " + key.length() + " characters; at most " + limits.maxKeyLength() + " (" + Setting.SPEC_MAX_KEY_LENGTH.key() + ")");
+        } else if (utf8Length(key) > limits.maxKeyLength()) {
+            // S3 limits keys in UTF-8 bytes, so does the setting.
+            errors.add(at + ": watermark key is " + utf8Length(key) + " bytes; at most " + limits.maxKeyLength() + " (" + Setting.SPEC_MAX_KEY_LENGTH.key() + ")");
             ok = false;
-        } else if (!key.chars().allMatch(ch -> ch >= 0x20 && ch != 0x7f)) {
+        } else if (key.chars().anyMatch(ch -> com.fairpix.core.log.LogSafe.isControl((char) ch))) {
             errors.add(at + ": watermark key must not contain control characters");
             ok = false;
         } else if (!key.startsWith(prefix) || key.contains("..") || key.contains("//") || key.contains("\\")) {

@@ -13,7 +13,7 @@ import java.util.List;
  * @param maxSpecBytes     largest spec JSON, bytes (UTF-8)
  * @param maxVariants      most variants
  * @param maxOperations    most operations per variant, its encode step included
- * @param maxKeyLength     longest S3 key a spec names (watermark), characters
+ * @param maxKeyLength     longest S3 key a spec names (watermark), UTF-8 bytes
  * @param maxOutputSide    largest width or height of any image the job makes, pixels
  * @param maxOutputPixels  most pixels of any image the job makes (intermediates included)
  * @param maxBlurSigma     largest blur sigma, pixels

@@ -12,6 +12,11 @@ public final class LogSafe {
 
     private LogSafe() {}
 
+    /** C0 and C1 controls, DEL and the Unicode line and paragraph separators: what may forge a log line or a terminal. */
+    public static boolean isControl(char c) {
+        return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029';
+    }
+
     /** @return {@code value} with control characters escaped; "null" for null */
     public static String of(Object value) {
         if (value == null) return "null";
@@ -20,8 +25,7 @@ public final class LogSafe {
         int n = Math.min(s.length(), MAX_CHARS);
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
-            boolean control = c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029';
-            if (control) {
+            if (isControl(c)) {
                 if (out == null) out = new StringBuilder(n + 16).append(s, 0, i);
                 switch (c) {
                     case '\r' -> out.append("\\r");

@@ -47,7 +47,7 @@ class SpecLimitsTest {
                 + "\"c\":[{\"op\":\"flip\"}]}}", tight);
         assertThat(errors).hasSize(5);
         assertThat(String.join("\n", errors)).contains("at most 2 variants", "width must be an integer 1–1000", "sigma must be a number 0.3–5",
-                "watermark key is 57 characters; at most 32", "variants.b: at most 4 operations");
+                "watermark key is 57 bytes; at most 32", "variants.b: at most 4 operations");
     }
 
     @Test
@@ -106,5 +106,16 @@ class SpecLimitsTest {
         assertThat(SpecLimits.from(c).maxBlurSigma()).isEqualTo(20);
         assertThatThrownBy(() -> new SpecLimits(100, 0, 16, 512, 16384, 1, 50))
                 .hasMessageContaining(Setting.SPEC_MAX_BYTES.env()).hasMessageContaining(Setting.SPEC_MAX_VARIANTS.env());
+    }
+
+    @Test
+    void aKeyIsMeasuredInUtf8BytesAsS3MeasuresItAndC1ControlsAreRefusedToo() {
+        SpecLimits tight = new SpecLimits(65_536, 2, 4, 32, 1000, 1_000_000, 5);
+        // 13 + 10 + 4 = 27 characters, but 13 + 30 + 4 = 47 UTF-8 bytes: over 32.
+        String wide = "tenants/acme/" + "\u20ac".repeat(10) + ".png";
+        assertThat(errors("{\"variants\":{\"w\":[{\"op\":\"watermark\",\"key\":\"" + wide + "\"}]}}", tight))
+                .singleElement().asString().contains("watermark key is 47 bytes; at most 32");
+        assertThat(errors("{\"variants\":{\"w\":[{\"op\":\"watermark\",\"key\":\"tenants/acme/a\\u0085b.png\"}]}}", LIMITS))
+                .singleElement().asString().contains("control characters");
     }
 }
