@@ -28,6 +28,7 @@ import com.fairpix.core.resilience.GuardedObjectStore;
 import io.javalin.Javalin;
 import com.fairpix.core.job.SpecLimits;
 import com.fairpix.ingest.http.UploadReader;
+import com.fairpix.ingest.http.RefusalBudget;
 import com.fairpix.ingest.http.UploadSlots;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -113,7 +114,9 @@ public final class IngestApi implements AutoCloseable {
         UploadReader uploads = new UploadReader(uploadDir.isBlank() ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fairpix-uploads")
                 : java.nio.file.Path.of(uploadDir));
         UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
-        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots, specLimits.maxSpecBytes()),
+        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
+                        new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST), System::nanoTime),
+                        specLimits.maxSpecBytes(), registry),
                 new AdminController(auth, tenants, jobs,
                         new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
                         webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),

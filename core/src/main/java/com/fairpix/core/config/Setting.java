@@ -30,6 +30,8 @@ public enum Setting {
     SPEC_MAX_BLUR_SIGMA("spec.max-blur-sigma", "50", "largest blur sigma, pixels (the kernel grows with it: about 6 sigma wide per pass)"),
     INGEST_MAX_UPLOADS_IN_FLIGHT("ingest.max-uploads-in-flight", "64", "uploads one ingest node reads at once (all tenants); over it: 503 overloaded, reason uploads-in-flight"),
     INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT("ingest.max-tenant-uploads-in-flight", "8", "uploads of one tenant one ingest node reads at once; over it: 429 too-many-uploads"),
+    INGEST_TENANT_REFUSALS_PER_SECOND("ingest.tenant-refusals-per-second", "10", "refused uploads (400, 413, 415, 422) one ingest node reads per second for one tenant, on average: each costs 1 token + 1 per MiB of body read; with none left: 429 too-many-refusals before the body is read"),
+    INGEST_TENANT_REFUSAL_BURST("ingest.tenant-refusal-burst", "100", "tokens a tenant's refusal budget holds on one ingest node (see ingest.tenant-refusals-per-second); at least 1"),
     INGEST_UPLOAD_DIR("ingest.upload-dir", "", "folder for uploads being read (one temporary file per upload, deleted after the answer); empty = the system temp folder"),
     JOB_RETENTION_SECONDS("jobs.retention-seconds", "604800", "how long job records stay in Redis, in seconds"),
     WORKER_POOL("worker.pool", "cpu", "pool a worker consumes: cpu or gpu"),

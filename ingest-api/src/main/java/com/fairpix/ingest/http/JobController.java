@@ -31,17 +31,25 @@ public final class JobController {
     private final Admission admission;
     private final UploadReader uploads;
     private final UploadSlots slots;
+    private final RefusalBudget refusals;
     private final int specMaxBytes;
+    private final io.micrometer.core.instrument.Counter refusalsCharged;
+    private final io.micrometer.core.instrument.Counter refusalsThrottled;
 
     /**
      * @param uploads      reads bodies into temporary files within their limits
      * @param slots        this node's caps on uploads in flight
+     * @param refusals     what this node spends on each tenant's refused uploads
      * @param specMaxBytes {@code spec.max-bytes}
      */
     public JobController(Authenticator auth, JobSubmitter submitter, JobStore jobs, ObjectStore objects, Clock clock, Admission admission,
-                         UploadReader uploads, UploadSlots slots, int specMaxBytes) {
+                         UploadReader uploads, UploadSlots slots, RefusalBudget refusals, int specMaxBytes,
+                         io.micrometer.core.instrument.MeterRegistry metrics) {
         this.uploads = uploads;
         this.slots = slots;
+        this.refusals = refusals;
+        this.refusalsCharged = metrics.counter(com.fairpix.core.metrics.MetricNames.UPLOAD_REFUSALS, "outcome", "charged");
+        this.refusalsThrottled = metrics.counter(com.fairpix.core.metrics.MetricNames.UPLOAD_REFUSALS, "outcome", "throttled");
         this.specMaxBytes = specMaxBytes;
         this.admission = admission;
         this.auth = auth;
@@ -56,9 +64,31 @@ public final class JobController {
      * The body is read as it arrives into a temporary file, within the tenant's
      * {@code maxUploadBytes} (413 the moment it is passed, chunked or not) and within this node's
      * upload slots (429 for the tenant's, 503 for the node's), and the file is deleted after the answer.
+     * A tenant whose uploads this node keeps refusing gets 429 {@code too-many-refusals} before its
+     * body is read ({@link RefusalBudget}).
      */
     public void submit(Context ctx) {
         Tenant tenant = auth.tenant(ctx);
+        try {
+            refusals.check(tenant.id());
+        } catch (ApiProblem e) {
+            refusalsThrottled.increment();
+            throw e;
+        }
+        long[] read = {0};
+        try {
+            submit(ctx, tenant, read);
+        } catch (ApiProblem e) {
+            if (RefusalBudget.counts(e.status())) {
+                refusals.charge(tenant.id(), read[0]);
+                refusalsCharged.increment();
+            }
+            throw e;
+        }
+    }
+
+    /** The upload itself; {@code read[0]} counts the body bytes read, for the refusal's cost. */
+    private void submit(Context ctx, Tenant tenant, long[] read) {
         long declared = ctx.contentLength();
         boolean multipart = ctx.isMultipartFormData();
         long allowed = tenant.maxUploadBytes() + (multipart ? specMaxBytes + UploadReader.FRAMING_BYTES : 0);
@@ -74,7 +104,7 @@ public final class JobController {
         try (UploadSlots.Slot slot = slots.acquire(tenant.id())) {
             Upload image;
             String spec;
-            InputStream body = body(ctx);
+            InputStream body = counted(body(ctx), read);
             if (multipart) {
                 UploadReader.Parts parts = uploads.readMultipart(body, ctx.contentType(), tenant.maxUploadBytes(), specMaxBytes, tenant.id());
                 image = parts.image();
@@ -92,6 +122,32 @@ public final class JobController {
                 ctx.status(202).json(view);
             }
         }
+    }
+
+    /** {@code in}, adding every byte read from it to {@code count[0]}. */
+    private static InputStream counted(InputStream in, long[] count) {
+        return new java.io.FilterInputStream(in) {
+            @Override
+            public int read() throws IOException {
+                int b = super.read();
+                if (b >= 0) count[0]++;
+                return b;
+            }
+
+            @Override
+            public int read(byte[] buf, int off, int len) throws IOException {
+                int n = super.read(buf, off, len);
+                if (n > 0) count[0] += n;
+                return n;
+            }
+
+            @Override
+            public long skip(long n) throws IOException {
+                long skipped = super.skip(n);
+                count[0] += skipped;
+                return skipped;
+            }
+        };
     }
 
     private static InputStream body(Context ctx) {

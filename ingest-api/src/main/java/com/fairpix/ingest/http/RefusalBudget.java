@@ -1,0 +1,124 @@
+package com.fairpix.ingest.http;
+
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.error.ApiProblem;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * What one ingest node spends on a tenant's refused uploads: a token bucket per tenant (rate
+ * {@code perSecond} tokens/s, capacity {@code burst} tokens). Every upload this node refuses as the
+ * client's fault (400, 413, 415, 422) costs the tenant 1 token plus 1 per MiB of body read before the
+ * refusal; while its bucket holds less than one token, the tenant's next uploads get 429
+ * {@code too-many-refusals} before any of their body is read.
+ *
+ * <p>Why: a refusal is free for the tenant (no job, no admission tokens spent) but not for the node,
+ * which reads up to {@code maxUploadBytes} of a body, parses specs and builds the answer. Admission's
+ * limits count accepted jobs only, so without this a tenant looping over bad requests holds the
+ * node's cores for as long as it likes. The same idea as a per-client request rate limiter that
+ * counts every request whatever its outcome (Stripe, "Scaling your API with rate limiters", 2017)
+ * and as fail2ban's ban on repeated failures, here weighted by bytes read, since a 25 MiB body costs
+ * the node about as much as hundreds of small bad requests.
+ *
+ * <p>Per node, in memory: each node protects its own cores (what the budget guards), and the check
+ * needs no network call. A bucket exists only while it is below full, so memory grows with the
+ * tenants refused in the last {@code burst / perSecond} seconds, not with all tenants.
+ */
+public final class RefusalBudget {
+    /** Body bytes that cost one more token. */
+    static final long BYTES_PER_TOKEN = 1024 * 1024;
+
+    private final double perSecond;
+    private final double burst;
+    private final LongSupplier nanos;
+    private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+    /** Tokens left and when they were counted; guarded by the map's compute. */
+    private static final class Bucket {
+        double tokens;
+        long at;
+
+        Bucket(double tokens, long at) {
+            this.tokens = tokens;
+            this.at = at;
+        }
+    }
+
+    /**
+     * @param perSecond refill rate, tokens/s ({@code ingest.tenant-refusals-per-second})
+     * @param burst     capacity, tokens ({@code ingest.tenant-refusal-burst}); at least 1
+     * @param nanos     a monotonic clock, nanoseconds ({@link System#nanoTime} outside tests)
+     * @throws IllegalArgumentException if {@code perSecond <= 0} or {@code burst < 1}
+     */
+    public RefusalBudget(double perSecond, double burst, LongSupplier nanos) {
+        if (!(perSecond > 0) || !(burst >= 1)) throw new IllegalArgumentException("need perSecond > 0 and burst >= 1, got " + perSecond + ", " + burst);
+        this.perSecond = perSecond;
+        this.burst = burst;
+        this.nanos = nanos;
+    }
+
+    /** Whether an answer with this status is a refusal the tenant pays for: the client's fault, not a limit's. */
+    public static boolean counts(int status) {
+        return status == 400 || status == 413 || status == 415 || status == 422;
+    }
+
+    /**
+     * Before reading an upload: passes while the tenant has at least one token.
+     *
+     * @throws ApiProblem 429 {@code too-many-refusals} with {@code Retry-After} (seconds until one
+     *                    token is back) and {@code Connection: close} (the body is not read)
+     */
+    public void check(String tenant) {
+        double[] left = {burst};
+        buckets.computeIfPresent(tenant, (k, b) -> {
+            refill(b);
+            left[0] = b.tokens;
+            return b.tokens >= burst ? null : b;
+        });
+        if (left[0] >= 1) return;
+        long retryAfter = Math.max(1, (long) Math.ceil((1 - left[0]) / perSecond));
+        throw new ApiProblem(429, "too-many-refusals", "Too many refused uploads",
+                "Tenant '" + tenant + "' has had too many uploads refused on this node (each costs 1 + 1 per MiB read; "
+                        + Setting.INGEST_TENANT_REFUSALS_PER_SECOND.key() + " " + perSecond + "/s, burst " + Setting.INGEST_TENANT_REFUSAL_BURST.key()
+                        + " " + burst + "); fix the requests, then retry after " + retryAfter + " s.")
+                .with("limit", burst).header("Retry-After", Long.toString(retryAfter)).header("Connection", "close");
+    }
+
+    /**
+     * After a refusal: takes {@code 1 + bytesRead / 1 MiB} tokens from the tenant's bucket (it may go
+     * below zero: a large refusal is paid back before the next upload is read).
+     *
+     * @param bytesRead body bytes this node read before refusing, bytes
+     */
+    public void charge(String tenant, long bytesRead) {
+        double cost = 1 + (double) Math.max(0, bytesRead) / BYTES_PER_TOKEN;
+        buckets.compute(tenant, (k, b) -> {
+            Bucket bucket = b == null ? new Bucket(burst, nanos.getAsLong()) : b;
+            refill(bucket);
+            bucket.tokens -= cost;
+            return bucket;
+        });
+    }
+
+    /** Tokens the tenant has now (tests, diagnostics). */
+    public double tokens(String tenant) {
+        double[] left = {burst};
+        buckets.computeIfPresent(tenant, (k, b) -> {
+            refill(b);
+            left[0] = b.tokens;
+            return b;
+        });
+        return left[0];
+    }
+
+    /** Tenants with a bucket below full (memory: tests). */
+    int tenantsTracked() {
+        return buckets.size();
+    }
+
+    private void refill(Bucket b) {
+        long now = nanos.getAsLong();
+        b.tokens = Math.min(burst, b.tokens + (now - b.at) / 1e9 * perSecond);
+        b.at = now;
+    }
+}

@@ -1,0 +1,92 @@
+package com.fairpix.ingest.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.fairpix.core.error.ApiProblem;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class RefusalBudgetTest {
+    static final long SECOND = 1_000_000_000L;
+    final AtomicLong now = new AtomicLong(42 * SECOND);
+    /** 2 tokens/s, 5 at most. */
+    final RefusalBudget budget = new RefusalBudget(2, 5, now::get);
+
+    @Test
+    void aTenantWithinItsBurstIsNeverStopped() {
+        for (int i = 0; i < 4; i++) {
+            budget.check("a");
+            budget.charge("a", 0);
+        }
+        budget.check("a"); // one token left
+        assertThat(budget.tokens("a")).isEqualTo(1.0);
+    }
+
+    @Test
+    void anEmptyBucketIs429BeforeTheBodyWithRetryAfterUntilOneTokenIsBack() {
+        for (int i = 0; i < 5; i++) budget.charge("a", 0);
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> budget.check("a"));
+        assertThat(p.status()).isEqualTo(429);
+        assertThat(p.slug()).isEqualTo("too-many-refusals");
+        assertThat(p.headers()).containsEntry("Retry-After", "1").containsEntry("Connection", "close");
+        assertThat(p.detail()).contains("ingest.tenant-refusals-per-second");
+        // Another tenant is not affected.
+        budget.check("b");
+        // Half a second later: one token at 2 tokens/s.
+        now.addAndGet(SECOND / 2);
+        budget.check("a");
+    }
+
+    @Test
+    void bytesReadCostOneTokenPerMiBAndAreRepaidBeforeTheNextUpload() {
+        // A 25 MiB body refused at the limit: 26 tokens, 21 more than the bucket holds.
+        budget.charge("a", 25 * RefusalBudget.BYTES_PER_TOKEN);
+        assertThat(budget.tokens("a")).isEqualTo(-21.0);
+        now.addAndGet(10 * SECOND); // +20 tokens: still below one
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> budget.check("a"));
+        assertThat(p.headers()).containsEntry("Retry-After", "1");
+        now.addAndGet(SECOND);
+        budget.check("a");
+        assertThat(budget.tokens("a")).isEqualTo(1.0);
+    }
+
+    @Test
+    void retryAfterCountsWholeSecondsUntilATokenIsBack() {
+        budget.charge("a", 9 * RefusalBudget.BYTES_PER_TOKEN); // 5 - 10 = -5: 6 tokens to one, 3 s at 2/s
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> budget.check("a"));
+        assertThat(p.headers()).containsEntry("Retry-After", "3");
+    }
+
+    @Test
+    void theBucketNeverHoldsMoreThanItsBurstAndIsForgottenWhenFull() {
+        budget.charge("a", 0);
+        now.addAndGet(3600 * SECOND);
+        assertThat(budget.tokens("a")).isEqualTo(5.0);
+        budget.check("a");
+        assertThat(budget.tenantsTracked()).as("a full bucket is the same as none").isZero();
+        for (int i = 0; i < 5; i++) budget.charge("a", 0);
+        assertThatThrownBy(() -> budget.check("a")).isInstanceOf(ApiProblem.class);
+    }
+
+    @Test
+    void onlyTheClientsFaultCounts() {
+        assertThat(RefusalBudget.counts(400)).isTrue();
+        assertThat(RefusalBudget.counts(413)).isTrue();
+        assertThat(RefusalBudget.counts(415)).isTrue();
+        assertThat(RefusalBudget.counts(422)).isTrue();
+        // A limit's answer (429), a conflict of the client's own duplicates (409), the farm's fault (5xx): not refusals.
+        assertThat(RefusalBudget.counts(429)).isFalse();
+        assertThat(RefusalBudget.counts(409)).isFalse();
+        assertThat(RefusalBudget.counts(503)).isFalse();
+        assertThat(RefusalBudget.counts(401)).isFalse();
+    }
+
+    @Test
+    void badSettingsAreRefused() {
+        assertThatThrownBy(() -> new RefusalBudget(0, 5, now::get)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RefusalBudget(1, 0.5, now::get)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RefusalBudget(Double.NaN, 5, now::get)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
