@@ -57,10 +57,10 @@ import redis.clients.jedis.JedisPooled;
  * body. Through it all tenant B keeps a steady load (two clients, a job each at a time) and its jobs
  * keep completing, with every node ready and no circuit breaker opened. B's submit → done p99 during
  * the attacks is printed against its p99 alone (before and after, over 240 jobs, so a p99 is not
- * just the slowest job) and asserted within 1.5× of it, where a baseline under 200 ms counts as
- * 200 ms: on this 2-core machine, where the attacker's client, the farm and its servers share the
- * cores, the honest 1.5× of B's 50-80 ms baseline does not hold (measured 1.3-2.4×), so what this
- * asserts is that no attack stalls B, not the issue's 1.5×. B is paused during the two 400 MB
+ * just the slowest job) and asserted within 1.5× of it, where a baseline under 100 ms counts as
+ * 100 ms ({@link #BASELINE_FLOOR_MS}): on this 2-core machine, where the attacker's client, the
+ * farm and its servers share the cores, the honest 1.5× of B's 50-90 ms baseline holds in most runs,
+ * not all (measured 1.28-1.51×). B is paused during the two 400 MB
  * uploads (they measure heap) and while a second node starts.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -141,6 +141,14 @@ class HostileTenantIT {
     }
 
     static final int ATTACKER_NICE = 19;
+
+    /**
+     * B's baseline p99 counts as at least this, ms, in the bound on its p99 during the attacks: on
+     * two shared cores the honest 1.5× of a 50-90 ms baseline failed in one run of seven (see
+     * docs/hostile-tenants.md). Without the refusal budget the sustained attack took B's p99 to
+     * 146-169 ms (over this bound); the budget's hold is checked directly (the count of 429s).
+     */
+    static final long BASELINE_FLOOR_MS = 100;
 
     /**
      * Starts every worker of the common fork-join pool from this (normal-priority) thread. The JDK's
@@ -734,6 +742,9 @@ class HostileTenantIT {
                 SUSTAINED.toSeconds(), ATTACKERS, refused.get(), throttled.get());
         assertThat(refused.get()).as("precise answers before the budget ran out").isGreaterThanOrEqualTo(attacks.size());
         assertThat(throttled.get()).as("the refusal budget stopped the loop").isPositive();
+        // Held a second each before their 429 (ingest.refusal-hold-ms), two connections make about
+        // 20 in 10 s; answered at once, they looped ~4,000 times.
+        assertThat(throttled.get()).as("throttled requests are held, not answered in a loop").isLessThanOrEqualTo(ATTACKERS * SUSTAINED.toSeconds() * 2);
         // A gets its precise answers back once it stops: the debt of its last 25 MiB refusals (26
         // tokens each) is repaid at 10 tokens/s, and the answer says when to come back.
         String bad = "{\"variants\":{\"t\":[{\"op\":\"spin\"}]}}";
@@ -792,7 +803,7 @@ class HostileTenantIT {
                 base, p99(before), p99(after), quiet.size(), percentile(quiet, 0.5), duringP99, during.size(), percentile(during, 0.5), (double) duringP99 / base);
         duringLog.stream().sorted(Collections.reverseOrder()).limit(8).forEach(l -> System.out.println("HostileTenantIT: slowest B jobs: " + l));
         assertThat(during).hasSizeGreaterThanOrEqualTo(100);
-        assertThat(duringP99).isLessThanOrEqualTo((long) (1.5 * Math.max(base, 200)));
+        assertThat(duringP99).isLessThanOrEqualTo((long) (1.5 * Math.max(base, BASELINE_FLOOR_MS)));
         for (Dependency d : Dependency.values()) {
             CircuitBreaker cb = ingest.overload().breakers().get(d);
             assertThat(cb.getState()).as("ingest breaker " + d.id()).isEqualTo(CircuitBreaker.State.CLOSED);

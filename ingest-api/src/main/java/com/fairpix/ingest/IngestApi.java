@@ -115,7 +115,8 @@ public final class IngestApi implements AutoCloseable {
                 : java.nio.file.Path.of(uploadDir));
         UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
-                        new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST), System::nanoTime),
+                        new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
+                                java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), System::nanoTime, Thread::sleep),
                         specLimits.maxSpecBytes(), registry),
                 new AdminController(auth, tenants, jobs,
                         new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),

@@ -32,6 +32,7 @@ public enum Setting {
     INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT("ingest.max-tenant-uploads-in-flight", "8", "uploads of one tenant one ingest node reads at once; over it: 429 too-many-uploads"),
     INGEST_TENANT_REFUSALS_PER_SECOND("ingest.tenant-refusals-per-second", "10", "refused uploads (400, 413, 415, 422) one ingest node reads per second for one tenant, on average: each costs 1 token + 1 per MiB of body read; with none left: 429 too-many-refusals before the body is read"),
     INGEST_TENANT_REFUSAL_BURST("ingest.tenant-refusal-burst", "100", "tokens a tenant's refusal budget holds on one ingest node (see ingest.tenant-refusals-per-second); at least 1"),
+    INGEST_REFUSAL_HOLD_MS("ingest.refusal-hold-ms", "1000", "how long a too-many-refusals 429 is held before it is answered, ms (a client retrying at once waits instead of looping; at most 4 a tenant and 256 a node held, beyond that the 429 is at once); 0 = answer at once"),
     INGEST_UPLOAD_DIR("ingest.upload-dir", "", "folder for uploads being read (one temporary file per upload, deleted after the answer); empty = the system temp folder"),
     JOB_RETENTION_SECONDS("jobs.retention-seconds", "604800", "how long job records stay in Redis, in seconds"),
     WORKER_POOL("worker.pool", "cpu", "pool a worker consumes: cpu or gpu"),

@@ -73,6 +73,7 @@ public final class JobController {
             refusals.check(tenant.id());
         } catch (ApiProblem e) {
             refusalsThrottled.increment();
+            refusals.holdBeforeAnswering(tenant.id());
             throw e;
         }
         long[] read = {0};

@@ -20,6 +20,8 @@ import java.util.function.LongSupplier;
  * and as fail2ban's ban on repeated failures, here weighted by bytes read, since a 25 MiB body costs
  * the node about as much as hundreds of small bad requests.
  *
+ * <p>A throttled request is held for a moment before its 429 is written ({@link #holdBeforeAnswering}).
+ *
  * <p>Per node, in memory: each node protects its own cores (what the budget guards), and the check
  * needs no network call. A bucket exists only while it is below full, so memory grows with the
  * tenants refused in the last {@code burst / perSecond} seconds, not with all tenants.
@@ -32,6 +34,19 @@ public final class RefusalBudget {
     private final double burst;
     private final LongSupplier nanos;
     private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+    /** Most of one tenant's throttled requests held at once, and of all tenants'. */
+    static final int HELD_PER_TENANT = 4;
+    static final int HELD_IN_ALL = 256;
+    private final java.time.Duration hold;
+    private final Sleeper sleeper;
+    private final java.util.concurrent.Semaphore heldInAll = new java.util.concurrent.Semaphore(HELD_IN_ALL);
+    private final ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicInteger> held = new ConcurrentHashMap<>();
+
+    /** Waits; {@code Thread::sleep} outside tests. */
+    @FunctionalInterface
+    public interface Sleeper {
+        void sleep(java.time.Duration d) throws InterruptedException;
+    }
 
     /** Tokens left and when they were counted; guarded by the map's compute. */
     private static final class Bucket {
@@ -47,14 +62,19 @@ public final class RefusalBudget {
     /**
      * @param perSecond refill rate, tokens/s ({@code ingest.tenant-refusals-per-second})
      * @param burst     capacity, tokens ({@code ingest.tenant-refusal-burst}); at least 1
+     * @param hold      how long a throttled request is held before its 429 ({@code ingest.refusal-hold-ms}); zero: not held
      * @param nanos     a monotonic clock, nanoseconds ({@link System#nanoTime} outside tests)
-     * @throws IllegalArgumentException if {@code perSecond <= 0} or {@code burst < 1}
+     * @param sleeper   how a held request waits ({@code Thread::sleep} outside tests)
+     * @throws IllegalArgumentException if {@code perSecond <= 0}, {@code burst < 1} or {@code hold} is negative
      */
-    public RefusalBudget(double perSecond, double burst, LongSupplier nanos) {
+    public RefusalBudget(double perSecond, double burst, java.time.Duration hold, LongSupplier nanos, Sleeper sleeper) {
         if (!(perSecond > 0) || !(burst >= 1)) throw new IllegalArgumentException("need perSecond > 0 and burst >= 1, got " + perSecond + ", " + burst);
+        if (hold.isNegative()) throw new IllegalArgumentException("hold must be >= 0, got " + hold);
         this.perSecond = perSecond;
         this.burst = burst;
+        this.hold = hold;
         this.nanos = nanos;
+        this.sleeper = sleeper;
     }
 
     /** Whether an answer with this status is a refusal the tenant pays for: the client's fault, not a limit's. */
@@ -98,6 +118,41 @@ public final class RefusalBudget {
             bucket.tokens -= cost;
             return bucket;
         });
+    }
+
+    /**
+     * Holds the calling request for {@code hold} before its 429 is written: a tarpit. A client that
+     * retries at once, ignoring {@code Retry-After}, would otherwise loop on cheap 429s as fast as
+     * it can connect (each a TCP connection, since the body is not read: ~4,000 in 10 s from two
+     * connections in HostileTenantIT), and the loop costs the node CPU like the refusals did. A held
+     * request costs a virtual thread and a socket, no CPU; at most {@link #HELD_PER_TENANT} of a
+     * tenant's and {@link #HELD_IN_ALL} in all are held at once (beyond, the 429 comes at once), so
+     * holding never takes what other tenants need: it uses none of the node's upload slots.
+     */
+    public void holdBeforeAnswering(String tenant) {
+        if (hold.isZero()) return;
+        java.util.concurrent.atomic.AtomicInteger mine = held.compute(tenant, (k, v) -> {
+            java.util.concurrent.atomic.AtomicInteger c = v == null ? new java.util.concurrent.atomic.AtomicInteger() : v;
+            c.incrementAndGet();
+            return c;
+        });
+        boolean holding = false;
+        try {
+            if (mine.get() > HELD_PER_TENANT || !heldInAll.tryAcquire()) return;
+            holding = true;
+            sleeper.sleep(hold);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (holding) heldInAll.release();
+            held.computeIfPresent(tenant, (k, c) -> c.decrementAndGet() <= 0 ? null : c);
+        }
+    }
+
+    /** Requests being held now: of {@code tenant} (tests). */
+    int held(String tenant) {
+        java.util.concurrent.atomic.AtomicInteger c = held.get(tenant);
+        return c == null ? 0 : c.get();
     }
 
     /** Tokens the tenant has now (tests, diagnostics). */

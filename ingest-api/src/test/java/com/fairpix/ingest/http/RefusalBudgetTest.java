@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fairpix.core.error.ApiProblem;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +18,7 @@ class RefusalBudgetTest {
     static final long SECOND = 1_000_000_000L;
     final AtomicLong now = new AtomicLong(42 * SECOND);
     /** 2 tokens/s, 5 at most. */
-    final RefusalBudget budget = new RefusalBudget(2, 5, now::get);
+    final RefusalBudget budget = new RefusalBudget(2, 5, Duration.ZERO, now::get, d -> {});
 
     @Test
     void aTenantWithinItsBurstIsNeverStopped() {
@@ -85,8 +91,43 @@ class RefusalBudgetTest {
 
     @Test
     void badSettingsAreRefused() {
-        assertThatThrownBy(() -> new RefusalBudget(0, 5, now::get)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new RefusalBudget(1, 0.5, now::get)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new RefusalBudget(Double.NaN, 5, now::get)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RefusalBudget(0, 5, Duration.ZERO, now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RefusalBudget(1, 0.5, Duration.ZERO, now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RefusalBudget(1, 5, Duration.ofMillis(-1), now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RefusalBudget(Double.NaN, 5, Duration.ZERO, now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aThrottledRequestIsHeldForTheHoldButAtMostFourOfATenantAtOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger sleeping = new AtomicInteger();
+        List<Duration> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RefusalBudget held = new RefusalBudget(2, 5, Duration.ofSeconds(1), now::get, d -> {
+            asked.add(d);
+            sleeping.incrementAndGet();
+            release.await(10, TimeUnit.SECONDS);
+        });
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < RefusalBudget.HELD_PER_TENANT; i++) threads.add(Thread.ofPlatform().start(() -> held.holdBeforeAnswering("a")));
+        long deadline = System.nanoTime() + 10 * SECOND;
+        while (sleeping.get() < RefusalBudget.HELD_PER_TENANT && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(held.held("a")).isEqualTo(RefusalBudget.HELD_PER_TENANT);
+        // The fifth of the tenant's is answered at once; another tenant's is still held.
+        held.holdBeforeAnswering("a");
+        assertThat(sleeping.get()).isEqualTo(RefusalBudget.HELD_PER_TENANT);
+        threads.add(Thread.ofPlatform().start(() -> held.holdBeforeAnswering("b")));
+        while (sleeping.get() < RefusalBudget.HELD_PER_TENANT + 1 && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(sleeping.get()).isEqualTo(RefusalBudget.HELD_PER_TENANT + 1);
+        release.countDown();
+        for (Thread t : threads) t.join(10_000);
+        assertThat(asked).hasSize(RefusalBudget.HELD_PER_TENANT + 1).containsOnly(Duration.ofSeconds(1));
+        assertThat(held.held("a")).as("counters are released (and forgotten)").isZero();
+    }
+
+    @Test
+    void aZeroHoldAnswersAtOnce() {
+        AtomicInteger slept = new AtomicInteger();
+        new RefusalBudget(2, 5, Duration.ZERO, now::get, d -> slept.incrementAndGet()).holdBeforeAnswering("a");
+        assertThat(slept.get()).isZero();
     }
 }
