@@ -12,8 +12,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Overload state of the farm: each ingest node's circuit breakers (kafka, s3, redis), ramp level and shedding level per pool.")
-final class StatusCommand implements Callable<Integer> {
+        description = "Overload state of the farm: each ingest node's circuit breakers (kafka, s3, redis), ramp level and shedding level per pool, and each pool's measured capacity.")
+public final class StatusCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin AdminOptions options;
 
@@ -30,7 +30,8 @@ final class StatusCommand implements Callable<Integer> {
         return Fairpix.OK;
     }
 
-    static void print(PrintWriter out, JsonNode status) {
+    /** Prints {@code GET /admin/v1/status} as tables. */
+    public static void print(PrintWriter out, JsonNode status) {
         JsonNode farm = status.path("farm");
         out.printf("farm view of %s: breakers %s, ramp %.1f %%, shedding %s%n%n", status.path("node").asText(),
                 join(farm.path("breakers")), farm.path("rampLevel").asDouble() * 100, join(farm.path("shedding")));
@@ -39,6 +40,19 @@ final class StatusCommand implements Callable<Integer> {
             JsonNode b = n.path("breakers");
             out.printf("%-28s %-10s %-10s %-10s %6.1f%% %-16s %s%n", n.path("node").asText(), b.path("kafka").asText("-"), b.path("s3").asText("-"),
                     b.path("redis").asText("-"), n.path("rampLevel").asDouble() * 100, join(n.path("shedding")), join(n.path("backlogSeconds")));
+        }
+        JsonNode capacity = status.path("capacity");
+        if (!capacity.isMissingNode()) {
+            out.printf("%n%-6s %s%n", "POOL", "MEASURED CAPACITY (cost units/s, from the workers)");
+            for (Iterator<Map.Entry<String, JsonNode>> it = capacity.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                JsonNode c = e.getValue();
+                String figure = c.has("error") ? "unknown (" + c.path("error").asText() + ")"
+                        : c.path("replicas").asInt() == 0 ? "- (no worker measured yet)"
+                        : String.format(java.util.Locale.ROOT, "%.1f from %d replica%s", c.path("costPerSecond").asDouble(), c.path("replicas").asInt(),
+                                c.path("replicas").asInt() == 1 ? "" : "s");
+                out.printf("%-6s %s%n", e.getKey(), figure);
+            }
         }
     }
 

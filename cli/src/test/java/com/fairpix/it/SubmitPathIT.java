@@ -116,6 +116,61 @@ class SubmitPathIT {
         assertResult(key, done, "small", ImageFormat.PNG, 200, 300);
     }
 
+    @Test
+    void theJobsMessageAndTheAutoscalersCounterCarryTheTokensAdmissionCharged() throws Exception {
+        String tenant = Farm.tenantId("it-cost");
+        String key = client.createTenant(tenant, Map.of());
+        byte[] photo = Files.readAllBytes(Farm.corpus("exif-orientation/Portrait_7.jpg")); // 1200x1800
+        String spec = "{\"variants\":{\"a\":[{\"op\":\"resize\",\"width\":300}],\"b\":[{\"op\":\"resize\",\"width\":4000,\"height\":4000,\"fit\":\"fill\"}]}}";
+        // Admission's cost with default settings: 1 token per megapixel per variant, each at the larger
+        // of the source (2.16 MP) and what it makes (b: 16 MP).
+        double expected = com.fairpix.ingest.admission.Limits.tokens(com.fairpix.ingest.admission.Cost.ofJob(
+                com.fairpix.ingest.admission.AdmissionConfig.from(config), 1200L * 1800,
+                com.fairpix.core.job.OutputSize.of(com.fairpix.core.job.JobSpec.parse(spec), 1200, 1800)));
+        assertThat(expected).isCloseTo(2.16 + 16, org.assertj.core.api.Assertions.within(1e-9));
+
+        HttpResponse<String> accepted = client.submitRaw(key, photo, "image/jpeg", spec);
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        JsonNode job = Json.mapper().readTree(accepted.body());
+        String id = job.get("id").asText();
+        Instant created = Instant.parse(job.get("createdAt").asText());
+
+        // The job's Kafka message: what the worker's fair scheduler charges.
+        Map<String, Object> props = Map.of("bootstrap.servers", config.get(Setting.KAFKA_BOOTSTRAP),
+                "key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName(),
+                "value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+        com.fairpix.core.job.JobMessage message = null;
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]>(props)) {
+            String topic = com.fairpix.core.kafka.Topics.jobs("cpu");
+            var partitions = consumer.partitionsFor(topic).stream().map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            Map<org.apache.kafka.common.TopicPartition, Long> since = new java.util.HashMap<>();
+            for (var tp : partitions) since.put(tp, created.minusSeconds(5).toEpochMilli());
+            consumer.offsetsForTimes(since).forEach((tp, o) -> {
+                if (o == null) consumer.seekToEnd(java.util.List.of(tp));
+                else consumer.seek(tp, o.offset());
+            });
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (message == null && System.nanoTime() < deadline) {
+                for (var r : consumer.poll(Duration.ofMillis(500))) {
+                    if (!tenant.equals(r.key())) continue;
+                    com.fairpix.core.job.JobMessage m = Json.mapper().readValue(r.value(), com.fairpix.core.job.JobMessage.class);
+                    if (m.jobId().equals(id)) message = m;
+                }
+            }
+        }
+        assertThat(message).as("the job's message on the cpu topic").isNotNull();
+        assertThat(message.cost()).isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-6));
+        assertThat(message.schedulingCost()).isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-6));
+
+        // The autoscaler's per-second cost counter for the pool counts it too (other tests' jobs may share the second).
+        try (var redis = new redis.clients.jedis.JedisPooled(java.net.URI.create(config.get(Setting.REDIS_URL)))) {
+            String counted = redis.get(com.fairpix.core.redis.RedisKeys.submittedCostPerSecond("cpu", created.getEpochSecond()));
+            assertThat(counted).isNotNull();
+            assertThat(Double.parseDouble(counted)).isGreaterThanOrEqualTo(expected - 1e-6);
+        }
+    }
+
     private static void assertResult(String key, JsonNode job, String variant, ImageFormat format, int width, int height) throws Exception {
         JsonNode result = job.at("/results/" + variant);
         assertThat(result.get("width").asInt()).isEqualTo(width);

@@ -150,12 +150,30 @@ public final class Worker implements AutoCloseable {
         }, 5, 5, TimeUnit.SECONDS);
         TenantTags tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
         FairnessMeter fairness = new FairnessMeter(weights);
+        com.fairpix.worker.consume.ServiceRate serviceRate = new com.fairpix.worker.consume.ServiceRate();
         JobConsumer.Listener listener = (tenant, cost, seconds) -> {
             fairness.served(tenant, cost);
+            serviceRate.observe(cost, seconds);
             registry.counter(MetricNames.TENANT_SERVICE, "pool", pool, "tenant", tenantTags.tag(tenant)).increment(cost);
         };
         housekeeping.scheduleAtFixedRate(() -> fairness.sample(scheduler.backlogged()), 1, 1, TimeUnit.SECONDS);
         housekeeping.scheduleAtFixedRate(fairness::closeWindow, 60, 60, TimeUnit.SECONDS);
+        // The pool's measured capacity (docs/overload.md): this replica's rate, published every 5 s.
+        com.fairpix.core.capacity.PoolCapacity capacity = new com.fairpix.core.capacity.PoolCapacity(redis);
+        int capacityThreads = threads;
+        // One field per replica: the client id is per process, and tests run several workers in one.
+        String replicaId = clientId + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        housekeeping.scheduleAtFixedRate(() -> {
+            double perThread = serviceRate.perThread();
+            if (Double.isNaN(perThread)) return;
+            try {
+                capacity.publish(pool, replicaId, perThread * capacityThreads, capacityThreads, clock.instant());
+            } catch (RuntimeException e) {
+                log.debug("capacity not published: {}", e.toString());
+            }
+        }, 5, 5, TimeUnit.SECONDS);
+        Gauge.builder(MetricNames.WORKER_CAPACITY, serviceRate, r -> Double.isNaN(r.perThread()) ? 0 : r.perThread() * capacityThreads).tag("pool", pool)
+                .description("cost units per second this replica completes while busy (its shared threads times one busy thread's measured rate); 0 until measured").register(registry);
         Gauge.builder(MetricNames.FAIRNESS_INDEX, fairness::lastIndex).tag("pool", pool)
                 .description("Jain's index over backlogged tenants' weight-normalised service in the last 60 s window").register(registry);
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);

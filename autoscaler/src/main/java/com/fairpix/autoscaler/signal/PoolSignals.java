@@ -17,9 +17,11 @@ import java.util.Map;
  * @param partitions      partitions of the pool's topic
  * @param tenantBacklog   tenant → lag of the partitions its jobs go to, at most its own jobs in flight, in messages (an upper bound
  *                        when tenants share a partition); only tenants with a backlog
+ * @param costPerJob      mean cost (admission tokens, the cost unit) of the jobs ingest accepted for the pool
+ *                        in the last minute; NaN when none was (the policy then uses {@code autoscaler.cost-per-job})
  */
 public record PoolSignals(String pool, Instant at, boolean ok, String error, double qps, long lag,
-                          Map<Integer, Long> lagByPartition, int partitions, Map<String, Long> tenantBacklog) {
+                          Map<Integer, Long> lagByPartition, int partitions, Map<String, Long> tenantBacklog, double costPerJob) {
 
     public PoolSignals {
         lagByPartition = lagByPartition == null ? Map.of() : Map.copyOf(lagByPartition);
@@ -30,12 +32,17 @@ public record PoolSignals(String pool, Instant at, boolean ok, String error, dou
     public static PoolSignals of(String pool, Instant at, double qps, Map<Integer, Long> lagByPartition, int partitions,
                                  Map<String, Long> tenantBacklog) {
         long lag = lagByPartition.values().stream().mapToLong(Long::longValue).sum();
-        return new PoolSignals(pool, at, true, null, qps, lag, lagByPartition, partitions, tenantBacklog);
+        return new PoolSignals(pool, at, true, null, qps, lag, lagByPartition, partitions, tenantBacklog, Double.NaN);
+    }
+
+    /** This reading with the measured mean cost per job (cost units; NaN: not known). */
+    public PoolSignals withCostPerJob(double costPerJob) {
+        return new PoolSignals(pool, at, ok, error, qps, lag, lagByPartition, partitions, tenantBacklog, costPerJob);
     }
 
     /** A reading that failed: the autoscaler holds. */
     public static PoolSignals failed(String pool, Instant at, String error) {
-        return new PoolSignals(pool, at, false, error, 0, 0, Map.of(), 0, Map.of());
+        return new PoolSignals(pool, at, false, error, 0, 0, Map.of(), 0, Map.of(), Double.NaN);
     }
 
     /** Partitions with at least one message of lag: more replicas than this would sit idle. */

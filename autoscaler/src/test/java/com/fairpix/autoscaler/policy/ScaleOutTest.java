@@ -21,6 +21,18 @@ class ScaleOutTest {
     }
 
     @Test
+    void backlogIsLagTimesTheMeasuredCostPerJobAndTheSettingOnlyWithoutOne() {
+        // 150 messages of lag on 8 partitions; ingest measured 4 cost units per recent job
+        Trace measured = new Trace(CPU, 1, PERIOD).run(1, i -> at -> Trace.reading(at, 0, 150, 8, 8).withCostPerJob(4));
+        assertThat(measured.decisions.getFirst().inputs().backlog()).isEqualTo(600.0);
+        assertThat(measured.decisions.getFirst().inputs().proportional()).isEqualTo(6);
+        // no job accepted lately (NaN): autoscaler.cost-per-job (1)
+        Trace fallback = new Trace(CPU, 1, PERIOD).run(1, i -> at -> Trace.reading(at, 0, 150, 8, 8));
+        assertThat(fallback.decisions.getFirst().inputs().backlog()).isEqualTo(150.0);
+        assertThat(fallback.decisions.getFirst().inputs().proportional()).isEqualTo(2);
+    }
+
+    @Test
     void shortSpikeStepsOutOnceAndComesBackOnlyAfterTheWindow() {
         // 10 s of lag 1,000, then empty for 10 minutes
         Trace t = new Trace(CPU, 1, PERIOD).run(120, i -> at -> Trace.reading(at, 0, i < 2 ? 1000 : 0, i < 2 ? 8 : 0, 8));

@@ -100,7 +100,7 @@ public enum Setting {
     AUTOSCALER_MIN_REPLICAS("autoscaler.min-replicas", "1", "fewest workers per pool"),
     AUTOSCALER_MAX_REPLICAS("autoscaler.max-replicas", "8", "most workers per pool (also capped by the partitions with lag)"),
     AUTOSCALER_TARGET_BACKLOG("autoscaler.target-backlog-per-replica", "100", "backlog one replica is expected to carry, in cost units; desired = ceil(backlog / this)"),
-    AUTOSCALER_COST_PER_JOB("autoscaler.cost-per-job", "1", "cost units per queued job, converting consumer lag (messages) into backlog (cost units)"),
+    AUTOSCALER_COST_PER_JOB("autoscaler.cost-per-job", "1", "cost units per queued job, converting consumer lag (messages) into backlog (cost units), used only while ingest accepted no job for the pool in the last minute (otherwise the measured mean cost of those jobs is)"),
     AUTOSCALER_QPS_THRESHOLD("autoscaler.qps-threshold", "80", "ingest submissions/s per pool that, sustained, trigger a scale-out step"),
     AUTOSCALER_QPS_SUSTAIN_SECONDS("autoscaler.qps-sustain-seconds", "60", "seconds the QPS threshold must hold before it triggers"),
     AUTOSCALER_BACKLOG_THRESHOLD("autoscaler.backlog-threshold", "200", "backlog (cost units) above which growth triggers a scale-out step"),

@@ -5,7 +5,9 @@ import java.time.Instant;
 /**
  * The Kafka message on {@code fairpix.jobs.{pool}}, keyed by tenant id.
  *
- * @param cost estimated work in cost units (megapixels × operations), for the fair scheduler
+ * @param cost estimated work in cost units: the tokens admission charged for the job
+ *             ({@code admission.cost-base + admission.cost-per-megapixel × Σ max(1, MP)} over its
+ *             variants), so the fair scheduler, the backlog and admission count in one unit
  */
 public record JobMessage(
         int schemaVersion,
@@ -17,4 +19,13 @@ public record JobMessage(
         double cost,
         Instant submittedAt) {
     public static final int SCHEMA_VERSION = 1;
+
+    /**
+     * The cost the fair scheduler charges the tenant for this job, cost units: {@link #cost}, bounded to
+     * 0.01..1,000,000 (NaN or infinite: 1), since a bad value must not stall or skew the scheduler.
+     */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public double schedulingCost() {
+        return Double.isFinite(cost) ? Math.min(1e6, Math.max(0.01, cost)) : 1.0;
+    }
 }

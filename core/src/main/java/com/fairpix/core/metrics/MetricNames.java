@@ -7,6 +7,8 @@ public final class MetricNames {
     public static final String JOBS_SUBMITTED = "fairpix.jobs.submitted";
     public static final String JOBS_REJECTED = "fairpix.jobs.rejected";
     public static final String UPLOAD_BYTES = "fairpix.upload.bytes";
+    /** A worker replica's measured capacity, cost units/s (tag pool). */
+    public static final String WORKER_CAPACITY = "fairpix.worker.capacity.cost.per.second";
     /** Uploads answered 429 too-many-refusals before their body was read (tag: outcome throttled), and refusals charged (outcome charged). */
     public static final String UPLOAD_REFUSALS = "fairpix.upload.refusals";
     public static final String JOBS_COMPLETED = "fairpix.jobs.completed";

@@ -76,6 +76,10 @@ public final class RedisKeys {
      * One small farm-wide key per second: at most one INCR per accepted job.
      */
     public static String submissionsPerSecond(String pool, long epochSecond) { return "fp:qps:" + pool + ":" + epochSecond; }
+    /** Hash of a pool's measured service rate: worker replica id → JSON (see {@code PoolCapacity}). */
+    public static String capacity(String pool) { return "fp:capacity:" + pool; }
+    /** Cost units (admission tokens) of the jobs accepted for {@code pool} in that second, all ingest nodes; a float, expires like the job count. */
+    public static String submittedCostPerSecond(String pool, long epochSecond) { return "fp:qps-cost:" + pool + ":" + epochSecond; }
 
     /** Sorted set of the tenants that submitted to a pool, scored by their last submission (epoch seconds). */
     public static String activeTenants(String pool) { return "fp:active:" + pool; }

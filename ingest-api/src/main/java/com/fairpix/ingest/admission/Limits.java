@@ -67,4 +67,7 @@ public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ce
     public static long milli(double tokensPerSecond) { return Math.max(1, Math.round(tokensPerSecond * 1000)); }
 
     public static long nano(double tokens) { return Math.round(tokens * NANO); }
+
+    /** Nanotokens as tokens. */
+    public static double tokens(long nano) { return nano / (double) NANO; }
 }

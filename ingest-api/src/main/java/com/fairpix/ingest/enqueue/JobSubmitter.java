@@ -153,7 +153,7 @@ public final class JobSubmitter {
         Decision decision = null;
         try {
             // Admission after validation and the header read (the cost needs the pixels), before any write.
-            decision = admission.decide(tenant, Cost.nano(admissionConfig, variantPixels(header, outputs)), jobId);
+            decision = admission.decide(tenant, Cost.ofJob(admissionConfig, header.pixels(), outputs), jobId);
             if (!decision.allowed()) throw RateLimitFields.problem(tenant, decision);
             overload.checkAdmitted(tenant, pool, decision);
             Instant now = clock.instant();
@@ -163,9 +163,10 @@ public final class JobSubmitter {
 
             putOriginal(key, image, header);
             createRecord(job);
-            enqueue(job, cost(header, spec), tenant.rate());
+            // One cost unit end to end: the scheduler charges the tokens admission counted.
+            enqueue(job, com.fairpix.ingest.admission.Limits.tokens(decision.costNano()), tenant.rate());
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
-            countForAutoscaler(pool, tenant.id(), now);
+            countForAutoscaler(pool, tenant.id(), now, com.fairpix.ingest.admission.Limits.tokens(decision.costNano()));
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.size());
             return new Submission(job, false, decision);
         } catch (RuntimeException e) {
@@ -178,31 +179,26 @@ public final class JobSubmitter {
     }
 
     /**
-     * One INCR on the pool's per-second key (expires after 120 s), which the autoscaler sums into
-     * ingest QPS across all ingest nodes, and the tenant's last submission time in the pool's
+     * One INCR on the pool's per-second key and the job's cost (tokens) added to its cost key (both
+     * expire after 120 s), which the autoscaler sums into ingest QPS and mean cost per job across all
+     * ingest nodes, and the tenant's last submission time in the pool's
      * active-tenant set (so the autoscaler's per-tenant view lists tenants with recent work, not
      * every tenant whose partition has lag). Best effort: the job is already accepted, and a lost
      * count only makes the autoscaler's reading a little low.
      */
-    private void countForAutoscaler(String pool, String tenant, Instant now) {
+    private void countForAutoscaler(String pool, String tenant, Instant now, double cost) {
         String key = RedisKeys.submissionsPerSecond(pool, now.getEpochSecond());
+        String costKey = RedisKeys.submittedCostPerSecond(pool, now.getEpochSecond());
         try (AbstractTransaction tx = redis.multi()) {
             tx.incr(key);
             tx.expire(key, 120);
+            tx.incrByFloat(costKey, cost);
+            tx.expire(costKey, 120);
             tx.zadd(RedisKeys.activeTenants(pool), now.getEpochSecond(), tenant);
             tx.exec();
         } catch (RuntimeException e) {
             log.debug("QPS counter not updated: {}", e.toString());
         }
-    }
-
-    /** Per variant, the most pixels it handles: its largest image, the source included (a cost input). */
-    private static long[] variantPixels(ImageHeader header, Map<String, OutputSize.Estimate> outputs) {
-        long[] px = new long[Math.max(1, outputs.size())];
-        int i = 0;
-        for (OutputSize.Estimate e : outputs.values()) px[i++] = Math.max(header.pixels(), e.peakPixels());
-        if (outputs.isEmpty()) px[0] = header.pixels();
-        return px;
     }
 
     private ImageHeader readHeader(Tenant tenant, Upload image) {
@@ -228,10 +224,6 @@ public final class JobSubmitter {
     }
 
     /** Cost units: decoded megapixels × operations (at least 1 megapixel's worth). */
-    static double cost(ImageHeader header, JobSpec spec) {
-        return Math.max(1.0, header.pixels() / 1e6) * Math.max(1, spec.operationCount());
-    }
-
     private void putOriginal(String key, Upload image, ImageHeader header) {
         try {
             objects.put(key, image.file(), image.size(), header.format().contentType());

@@ -425,13 +425,7 @@ public final class JobConsumer implements AutoCloseable {
             offsets.done(tp, r.offset());
             return;
         }
-        scheduler.add(new JobScheduler.Item<>(message.tenant(), cost(message), delivery));
-    }
-
-    /** The message's cost estimate, bounded: a bad value must not stall or skew the scheduler. */
-    private static double cost(JobMessage m) {
-        double c = m.cost();
-        return Double.isFinite(c) ? Math.min(1e6, Math.max(0.01, c)) : 1.0;
+        scheduler.add(new JobScheduler.Item<>(message.tenant(), message.schedulingCost(), delivery));
     }
 
     /** The delivery left the buffer (taken, dropped or parked): its room in the read-ahead is free again. */
@@ -461,7 +455,7 @@ public final class JobConsumer implements AutoCloseable {
                 offsets.done(d.partition(), d.offset());
             } else {
                 readAhead.reserveAnyway(d.partition(), d.message().tenant(), d.bytes(), d.enqueuedAt().toEpochMilli());
-                scheduler.add(new JobScheduler.Item<>(d.message().tenant(), cost(d.message()), d));
+                scheduler.add(new JobScheduler.Item<>(d.message().tenant(), d.message().schedulingCost(), d));
             }
         }
     }

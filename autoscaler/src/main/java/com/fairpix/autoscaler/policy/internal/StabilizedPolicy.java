@@ -39,8 +39,11 @@ public final class StabilizedPolicy implements ScalingPolicy {
             return new Decision(r.pool(), now, current, current, null, Reason.HOLD_FAILED_READING,
                     "reading failed (" + r.error() + "); holding " + current, Decision.Inputs.NONE);
         }
-        double backlog = r.lag() * c.costPerJob();
-        double growth = growth(in.readings(), r, c.costPerJob());
+        // Backlog in cost units, the unit admission charges: lag × the measured mean cost of recent
+        // jobs, or the configured cost per job when none was accepted lately.
+        double costPerJob = r.costPerJob() > 0 ? r.costPerJob() : c.costPerJob();
+        double backlog = r.lag() * costPerJob;
+        double growth = growth(in.readings(), r, costPerJob);
         int proportional = (int) Math.min(Integer.MAX_VALUE, Math.ceil(backlog / c.targetBacklogPerReplica()));
         boolean qpsTrigger = sustained(in.readings(), now, c.qpsSustainSeconds(), s -> s.qps() >= c.qpsThreshold());
         boolean growthTrigger = sustainedGrowth(in.readings(), now, c);

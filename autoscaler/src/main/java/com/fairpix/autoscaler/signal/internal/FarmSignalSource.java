@@ -74,7 +74,7 @@ public final class FarmSignalSource implements SignalSource {
                     if (l > 0) tenants.put(t, l);
                 }
             }
-            return PoolSignals.of(pool, now, q, byPartition, byPartition.size(), tenants);
+            return PoolSignals.of(pool, now, q, byPartition, byPartition.size(), tenants).withCostPerJob(qps.costPerJob(pool, now));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return PoolSignals.failed(pool, now, "interrupted");

@@ -1,0 +1,93 @@
+package com.fairpix.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.json.Json;
+import com.fairpix.ingest.IngestApi;
+import com.fairpix.worker.Worker;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The farm measures its own capacity: a worker replica publishes the cost units per second it
+ * completes while busy, and the ingest's status (GET /admin/v1/status, {@code fairpix status})
+ * shows the pool's sum. Checked against what the worker really did: one tenant's backlog of real
+ * photos, drained by one worker with default settings; the cost units of the jobs it finished in
+ * the steady part of the drain, per second, against the figure the status shows right after.
+ */
+class CapacityIT {
+    static final String SPEC = "{\"variants\":{\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":75}]}}";
+    static final int JOBS = 160;
+
+    @Test
+    void theMeasuredCapacityIsWithin25PercentOfWhatTheWorkerAchieved() throws Exception {
+        FairpixConfig config = Farm.config();
+        // The photo's cost with default settings: 2048x1536 = 3.1 MP, one variant: 3.15 tokens.
+        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
+        double cost = 2048.0 * 1536 / 1e6;
+        try (IngestApi ingest = IngestApi.start(config)) {
+            Farm.Client client = new Farm.Client(ingest.port());
+            String tenant = Farm.tenantId("it-capacity");
+            String key = client.createTenant(tenant, Map.of("rate", 10_000, "burst", 100_000, "maxConcurrentJobs", 10_000));
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < JOBS; i++) {
+                HttpResponse<String> r = client.submitRaw(key, photo, "image/jpeg", SPEC);
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+                ids.add(Json.mapper().readTree(r.body()).get("id").asText());
+            }
+            Worker worker = Worker.start(config.with(Setting.WORKER_PORT, "0"), 0);
+            List<Instant> finished = new ArrayList<>();
+            try {
+                for (String id : ids) {
+                    JsonNode job = client.awaitTerminal(key, id, Duration.ofSeconds(180));
+                    assertThat(job.get("state").asText()).as(job.toString()).isEqualTo("DONE");
+                    finished.add(Instant.parse(job.get("finishedAt").asText()));
+                }
+                // The worker publishes every 5 s: wait for a figure taken after the drain's end.
+                Thread.sleep(6_000);
+                JsonNode status = adminStatus(ingest.port());
+                JsonNode cpu = status.path("capacity").path("cpu");
+                Collections.sort(finished);
+                // Steady part: jobs JOBS/4 .. 3·JOBS/4 (the first ones warm the JVM up, the last ones drain a
+                // thinning queue).
+                int from = JOBS / 4;
+                int to = 3 * JOBS / 4;
+                double seconds = Duration.between(finished.get(from), finished.get(to)).toMillis() / 1000.0;
+                double achieved = (to - from) * cost / seconds;
+                double measured = cpu.path("costPerSecond").asDouble();
+                StringWriter printed = new StringWriter();
+                com.fairpix.cli.StatusCommand.print(new PrintWriter(printed, true), status);
+                System.out.printf("[CapacityIT] drained %d jobs of %.2f cost units each: achieved %.1f cost units/s (%.1f jobs/s) over jobs %d-%d; "
+                                + "measured capacity %.1f cost units/s from %d replica(s): ratio %.2f%n%s",
+                        JOBS, cost, achieved, achieved / cost, from, to, measured, cpu.path("replicas").asInt(), measured / achieved, printed);
+                assertThat(cpu.path("replicas").asInt()).isGreaterThanOrEqualTo(1);
+                assertThat(measured / achieved).as("measured ÷ achieved capacity").isBetween(0.75, 1.25);
+                assertThat(printed.toString()).contains("MEASURED CAPACITY").containsPattern("cpu\\s+\\d+\\.\\d from \\d+ replica");
+            } finally {
+                worker.stop(Duration.ofSeconds(10));
+            }
+        }
+    }
+
+    static JsonNode adminStatus(int port) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/v1/status"))
+                .header("Authorization", "Bearer " + Farm.ADMIN_TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return Json.mapper().readTree(r.body());
+    }
+}
