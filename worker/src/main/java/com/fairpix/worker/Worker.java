@@ -63,10 +63,14 @@ public final class Worker implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     /** Runs processed jobs' writes; null when the processing threads write their own. */
     private final java.util.concurrent.ExecutorService finishers;
+    /** Withdraws this replica's measured capacity (a stopped worker serves nothing). */
+    private final Runnable withdrawCapacity;
 
     private Worker(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http,
-                   TenantDirectory directory, ScheduledExecutorService housekeeping, java.util.concurrent.ExecutorService finishers) {
+                   TenantDirectory directory, ScheduledExecutorService housekeeping, java.util.concurrent.ExecutorService finishers,
+                   Runnable withdrawCapacity) {
         this.finishers = finishers;
+        this.withdrawCapacity = withdrawCapacity;
         this.directory = directory;
         this.housekeeping = housekeeping;
         this.redis = redis;
@@ -202,7 +206,14 @@ public final class Worker implements AutoCloseable {
             http.start(config.get(Setting.BIND_HOST), httpPort);
         }
         log.info("worker for pool {} started with {} + {} reserved processing threads{}", pool, threads, reservedThreads, http == null ? "" : ", HTTP on port " + http.port());
-        return new Worker(redis, objects, producer, consumer, http, directory, housekeeping, finishers);
+        Runnable withdraw = () -> {
+            try {
+                capacity.withdraw(pool, replicaId);
+            } catch (RuntimeException e) {
+                log.debug("capacity not withdrawn (it ages out in {} s): {}", com.fairpix.core.capacity.PoolCapacity.FRESH.toSeconds(), e.toString());
+            }
+        };
+        return new Worker(redis, objects, producer, consumer, http, directory, housekeeping, finishers, withdraw);
     }
 
     /** The read-ahead bounds from the worker.* settings (docs/isolation.md). */
@@ -254,6 +265,7 @@ public final class Worker implements AutoCloseable {
             }
         }
         housekeeping.shutdownNow();
+        withdrawCapacity.run();
         directory.close();
         if (http != null) http.stop();
         producer.close(Duration.ofSeconds(5));
