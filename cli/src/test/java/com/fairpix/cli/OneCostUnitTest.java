@@ -8,7 +8,7 @@ import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
-import com.fairpix.autoscaler.signal.internal.IngestQpsReader;
+import com.fairpix.core.capacity.SubmittedCost;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobSpec;
@@ -79,7 +79,7 @@ class OneCostUnitTest {
         }
         jobs.add(null); // a second without submissions
         costs.add(null);
-        double perJob = IngestQpsReader.meanCostPerJob(jobs, costs);
+        double perJob = SubmittedCost.meanCostPerJob(jobs, costs);
 
         // All of the mix queued: a lag of MIX.size() messages on one partition.
         Instant now = Instant.parse("2026-12-01T12:00:00Z");

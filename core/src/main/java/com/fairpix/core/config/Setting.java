@@ -75,7 +75,7 @@ public enum Setting {
     RAMP_FACTOR("overload.ramp.factor", "1.2", "the ramp's multiplier per step (> 1)"),
     RAMP_STEP_MS("overload.ramp.step-ms", "30000", "milliseconds between two ramp steps"),
     RAMP_CAPACITY("overload.ramp.capacity", "0", "normal admission capacity of the farm in tokens/s that the ramp scales; 0 = admission.farm-capacity, and with that 0 too the ramp admits that fraction of requests"),
-    BACKLOG_JOB_SECONDS("overload.backlog.job-seconds", "1", "average work-seconds of one queued job, converting consumer lag (messages) into backlog (work-seconds)"),
+    BACKLOG_JOB_SECONDS("overload.backlog.job-seconds", "0", "work-seconds of one queued job, converting consumer lag (messages) into backlog (work-seconds); 0 = measured: lag x the mean cost of recent jobs / the pool's measured capacity (1 s a job until both are known)"),
     BACKLOG_SOFT_SECONDS("overload.backlog.soft-seconds", "0", "backlog of a pool, work-seconds, above which ingest sheds traffic above tenants' guarantees (borrowed); 0 = off"),
     BACKLOG_HARD_SECONDS("overload.backlog.hard-seconds", "0", "backlog of a pool, work-seconds, above which ingest sheds everything but the reserved share; 0 = off"),
     BACKLOG_RESERVED_SHARE("overload.backlog.reserved-share", "0.1", "share of within-guarantee requests still admitted above the hard bound (0..1)"),

@@ -17,18 +17,34 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
- * A pool's backlog in estimated work-seconds: its consumer lag (messages not yet committed by the
- * pool's worker group: log-end − committed offset, or − log-start for a partition the group never
- * committed) × {@code overload.backlog.job-seconds}. Lag is what Kafka itself counts, so every
- * node reads the same number; the seconds per job is the estimate an operator sets from
- * {@code fairpix_job_processing_seconds}. A failed reading keeps the last good one.
+ * A pool's backlog in work-seconds: its consumer lag (messages not yet committed by the pool's
+ * worker group: log-end − committed offset, or − log-start for a partition the group never
+ * committed) turned into seconds. Lag is what Kafka itself counts, so every node reads the same
+ * number. The seconds: with {@code overload.backlog.job-seconds} 0 (the default), measured, lag ×
+ * the mean cost of recent jobs ÷ the pool's measured capacity (cost units/s, its workers'
+ * figures); a positive {@code job-seconds} pins seconds per job, and is also what counts while
+ * nothing is measured (no recent job or no fresh worker figure: then 1 s a job). A failed reading
+ * keeps the last good one.
  */
 final class BacklogMonitor implements AutoCloseable {
+    /** Seconds per job while the conversion cannot be measured and none is pinned. */
+    static final double UNMEASURED_JOB_SECONDS = 1;
+
     private final Admin admin;
     private final double jobSeconds;
+    private final com.fairpix.core.capacity.PoolCapacity capacity;
+    private final redis.clients.jedis.UnifiedJedis redis;
+    private final java.time.Clock clock;
     private final Map<String, Double> seconds = new ConcurrentHashMap<>();
 
-    BacklogMonitor(String bootstrap, double jobSeconds, Duration timeout) {
+    /**
+     * @param jobSeconds seconds per queued job; 0 = measured
+     * @param redis      where the pool's capacity and recent costs are read (measured mode)
+     */
+    BacklogMonitor(String bootstrap, double jobSeconds, Duration timeout, redis.clients.jedis.UnifiedJedis redis, java.time.Clock clock) {
+        this.redis = redis;
+        this.clock = clock;
+        this.capacity = new com.fairpix.core.capacity.PoolCapacity(redis);
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "fairpix-ingest-backlog");
@@ -40,7 +56,37 @@ final class BacklogMonitor implements AutoCloseable {
 
     /** Reads every pool once; throws when Kafka does not answer (the last values stay). */
     void read(List<String> pools, Duration timeout) throws Exception {
-        for (String pool : pools) seconds.put(pool, lag(pool, timeout) * jobSeconds);
+        for (String pool : pools) {
+            long lag = lag(pool, timeout);
+            if (jobSeconds > 0) {
+                seconds.put(pool, lag * jobSeconds);
+                continue;
+            }
+            java.time.Instant now = clock.instant();
+            double perJob = Double.NaN;
+            double costPerSecond = 0;
+            try {
+                perJob = com.fairpix.core.capacity.SubmittedCost.meanCostPerJob(redis, pool, now);
+                costPerSecond = capacity.read(pool, now).costPerSecond();
+            } catch (RuntimeException e) {
+                // Redis away: the unmeasured conversion, not a stale or a zero one.
+            }
+            seconds.put(pool, seconds(lag, perJob, costPerSecond));
+        }
+    }
+
+    /**
+     * A lag as seconds of work: {@code lag × costPerJob ÷ costPerSecond} when both are measured
+     * (positive, finite), else {@code lag ×} {@value #UNMEASURED_JOB_SECONDS} s.
+     *
+     * @param costPerJob    mean cost units of recent jobs (NaN: none)
+     * @param costPerSecond the pool's measured capacity, cost units/s (0: no figure)
+     */
+    static double seconds(long lag, double costPerJob, double costPerSecond) {
+        if (costPerJob > 0 && Double.isFinite(costPerJob) && costPerSecond > 0 && Double.isFinite(costPerSecond)) {
+            return lag * costPerJob / costPerSecond;
+        }
+        return lag * UNMEASURED_JOB_SECONDS;
     }
 
     /** pool → backlog, work-seconds, as last read. */

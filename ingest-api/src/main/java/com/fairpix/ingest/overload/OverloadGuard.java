@@ -66,7 +66,7 @@ public final class OverloadGuard implements AutoCloseable {
         this.clock = clock;
         this.meters = meters;
         this.channel = new ControlChannel(redis, subscriber, config.nodeId(), peer -> timer.execute(this::tick));
-        this.backlog = config.shedding() ? new BacklogMonitor(kafkaBootstrap, config.jobSeconds(), Duration.ofSeconds(2)) : null;
+        this.backlog = config.shedding() ? new BacklogMonitor(kafkaBootstrap, config.jobSeconds(), Duration.ofSeconds(2), redis, clock) : null;
         Gauge.builder(MetricNames.OVERLOAD_RAMP_LEVEL, () -> level).description("admission level during a ramped recovery, 0..1").register(meters);
         for (String pool : POOLS) {
             Gauge.builder(MetricNames.OVERLOAD_SHEDDING_LEVEL, () -> farmShedding.getOrDefault(pool, 0)).tag("pool", pool).register(meters);

@@ -32,50 +32,15 @@ public final class IngestQpsReader {
         return (double) sum / seconds;
     }
 
-    /** How far back the mean cost per job looks, seconds: long enough to span a burst's jobs, short enough to follow a change of mix. */
-    static final int COST_SECONDS = 60;
-
     /**
-     * The mean cost (admission tokens) of the jobs accepted for the pool over the last
-     * {@value #COST_SECONDS} complete seconds, from the per-second cost and job counters.
+     * The mean cost (admission tokens) of the jobs accepted for the pool over the last minute
+     * ({@link com.fairpix.core.capacity.SubmittedCost}).
      *
      * @return cost units per job; NaN when no job was accepted in that time
      * @throws RuntimeException when Redis does not answer
      */
     public double costPerJob(String pool, Instant now) {
-        long last = now.getEpochSecond() - 1;
-        String[] keys = new String[2 * COST_SECONDS];
-        for (int i = 0; i < COST_SECONDS; i++) {
-            keys[2 * i] = RedisKeys.submissionsPerSecond(pool, last - i);
-            keys[2 * i + 1] = RedisKeys.submittedCostPerSecond(pool, last - i);
-        }
-        List<String> values = redis.mget(keys);
-        List<String> jobs = new java.util.ArrayList<>(COST_SECONDS);
-        List<String> costs = new java.util.ArrayList<>(COST_SECONDS);
-        for (int i = 0; i < COST_SECONDS; i++) {
-            jobs.add(values.get(2 * i));
-            costs.add(values.get(2 * i + 1));
-        }
-        return meanCostPerJob(jobs, costs);
-    }
-
-    /**
-     * The mean cost per job over seconds whose job count ({@code INCR}) and cost ({@code INCRBYFLOAT})
-     * counters read {@code jobs.get(i)} and {@code costs.get(i)} (null: the key does not exist).
-     * A second with a count but no cost (a node of an older build) is left out, since it would
-     * dilute the mean.
-     *
-     * @return cost units per job; NaN when no second has both
-     */
-    public static double meanCostPerJob(List<String> jobs, List<String> costs) {
-        long n = 0;
-        double cost = 0;
-        for (int i = 0; i < jobs.size(); i++) {
-            if (jobs.get(i) == null || costs.get(i) == null) continue;
-            n += Long.parseLong(jobs.get(i));
-            cost += Double.parseDouble(costs.get(i));
-        }
-        return n == 0 ? Double.NaN : cost / n;
+        return com.fairpix.core.capacity.SubmittedCost.meanCostPerJob(redis, pool, now);
     }
 
     /** How far back a submission makes a tenant count as active, seconds. */
