@@ -88,4 +88,17 @@ class OneCostUnitTest {
         Decision d = new StabilizedPolicy().decide(new ScalingPolicy.Input(policy, List.of(reading), reading, List.of(), null, null, 1, now));
         assertThat(d.inputs().backlog()).isCloseTo(admitted, within(1e-6));
     }
+
+    @Test
+    void theMessagesJsonKeepsItsShape() {
+        JobMessage m = new JobMessage(JobMessage.SCHEMA_VERSION, "j", "t", "cpu", null, null, 3.5, Instant.EPOCH);
+        String json = com.fairpix.core.json.Json.write(m);
+        assertThat(json).contains("\"cost\":3.5").doesNotContain("schedulingCost");
+        // A message of an earlier build reads back (its cost is whatever that build wrote).
+        JobMessage old = com.fairpix.core.json.Json.read("{\"schemaVersion\":1,\"jobId\":\"j\",\"tenant\":\"t\",\"pool\":\"cpu\",\"cost\":2.0,\"submittedAt\":\"2026-12-01T00:00:00Z\"}",
+                JobMessage.class);
+        assertThat(old.schedulingCost()).isEqualTo(2.0);
+        assertThat(new JobMessage(1, "j", "t", "cpu", null, null, Double.NaN, Instant.EPOCH).schedulingCost()).as("a bad value").isEqualTo(1.0);
+        assertThat(new JobMessage(1, "j", "t", "cpu", null, null, 1e9, Instant.EPOCH).schedulingCost()).isEqualTo(1e6);
+    }
 }

@@ -50,12 +50,14 @@ public final class IngestApi implements AutoCloseable {
     private final Javalin app;
     private final TenantDirectory directory;
     private final OverloadGuard overload;
+    private final RefusalBudget refusals;
 
     private final Javalin metricsApp;
 
     private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
-                      OverloadGuard overload, Javalin metricsApp) {
+                      OverloadGuard overload, Javalin metricsApp, RefusalBudget refusals) {
         this.metricsApp = metricsApp;
+        this.refusals = refusals;
         this.directory = directory;
         this.overload = overload;
         this.redis = redis;
@@ -114,9 +116,10 @@ public final class IngestApi implements AutoCloseable {
         UploadReader uploads = new UploadReader(uploadDir.isBlank() ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fairpix-uploads")
                 : java.nio.file.Path.of(uploadDir));
         UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
+        RefusalBudget refusals = new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
+                java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), System::nanoTime, Thread::sleep);
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
-                        new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
-                                java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), System::nanoTime, Thread::sleep),
+                        refusals,
                         specLimits.maxSpecBytes(), registry),
                 new AdminController(auth, tenants, jobs,
                         new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
@@ -125,7 +128,7 @@ public final class IngestApi implements AutoCloseable {
         app.start(host, port);
         Javalin metricsApp = metricsAccess.start(registry, host);
         log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
-        return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp);
+        return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp, refusals);
     }
 
     /** The port actually bound (useful with port 0). */
@@ -141,6 +144,11 @@ public final class IngestApi implements AutoCloseable {
     /** This node's overload protection (breakers, ramp, shedding). */
     public OverloadGuard overload() {
         return overload;
+    }
+
+    /** This node's refusal budget (tests, diagnostics). */
+    public RefusalBudget refusals() {
+        return refusals;
     }
 
     /** This node's tenant cache (tests and heap measurements). */

@@ -265,6 +265,12 @@ public final class Worker implements AutoCloseable {
             }
         }
         housekeeping.shutdownNow();
+        try {
+            // A capacity publication still running would write after the withdrawal.
+            if (!housekeeping.awaitTermination(5, TimeUnit.SECONDS)) log.warn("housekeeping still running at shutdown");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         withdrawCapacity.run();
         directory.close();
         if (http != null) http.stop();

@@ -36,6 +36,14 @@ public final class PoolCapacity {
         }
     }
 
+    /** Compare-and-delete: a replica that republished since it was read keeps its new figure. */
+    private static final String REMOVE_IF_UNCHANGED =
+            "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
+
+    private void removeIfUnchanged(String pool, String replica, String value) {
+        redis.eval(REMOVE_IF_UNCHANGED, List.of(key(pool)), List.of(replica, value));
+    }
+
     private static String key(String pool) {
         return com.fairpix.core.redis.RedisKeys.capacity(pool);
     }
@@ -71,11 +79,11 @@ public final class PoolCapacity {
             try {
                 r = Json.read(e.getValue(), Replica.class);
             } catch (RuntimeException unreadable) {
-                redis.hdel(key(pool), e.getKey());
+                removeIfUnchanged(pool, e.getKey(), e.getValue());
                 continue;
             }
             if (now.toEpochMilli() - r.at() > FRESH.toMillis()) {
-                redis.hdel(key(pool), e.getKey());
+                removeIfUnchanged(pool, e.getKey(), e.getValue());
                 continue;
             }
             fresh.add(r);

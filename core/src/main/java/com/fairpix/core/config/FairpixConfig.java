@@ -136,9 +136,9 @@ public final class FairpixConfig {
         if (integer(Setting.AUTOSCALER_MAX_REPLICAS) < integer(Setting.AUTOSCALER_MIN_REPLICAS)) {
             throw new IllegalArgumentException(Setting.AUTOSCALER_MAX_REPLICAS.env() + " must be >= " + Setting.AUTOSCALER_MIN_REPLICAS.env());
         }
-        if (!(decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND) > 0)) throw new IllegalArgumentException(Setting.INGEST_TENANT_REFUSALS_PER_SECOND.env() + " must be > 0");
+        if (!(decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND) > 0) || !Double.isFinite(decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND))) throw new IllegalArgumentException(Setting.INGEST_TENANT_REFUSALS_PER_SECOND.env() + " must be a finite number > 0");
         if (longValue(Setting.INGEST_REFUSAL_HOLD_MS) < 0 || longValue(Setting.INGEST_REFUSAL_HOLD_MS) > 30_000) throw new IllegalArgumentException(Setting.INGEST_REFUSAL_HOLD_MS.env() + " must be 0..30000");
-        if (!(decimal(Setting.INGEST_TENANT_REFUSAL_BURST) >= 1)) throw new IllegalArgumentException(Setting.INGEST_TENANT_REFUSAL_BURST.env() + " must be >= 1");
+        if (!(decimal(Setting.INGEST_TENANT_REFUSAL_BURST) >= 1) || !Double.isFinite(decimal(Setting.INGEST_TENANT_REFUSAL_BURST))) throw new IllegalArgumentException(Setting.INGEST_TENANT_REFUSAL_BURST.env() + " must be a finite number >= 1");
         for (Setting s : List.of(Setting.AUTOSCALER_TARGET_BACKLOG, Setting.AUTOSCALER_COST_PER_JOB)) {
             if (decimal(s) <= 0) throw new IllegalArgumentException(s.env() + " must be > 0");
         }

@@ -98,6 +98,8 @@ class FairpixConfigTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_MAX_UPLOAD_BYTES");
         assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_INGEST_TENANT_REFUSALS_PER_SECOND", "0"), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_INGEST_TENANT_REFUSALS_PER_SECOND");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_INGEST_TENANT_REFUSALS_PER_SECOND", "Infinity"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_INGEST_TENANT_REFUSALS_PER_SECOND");
         assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_INGEST_TENANT_REFUSAL_BURST", "0.5"), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_INGEST_TENANT_REFUSAL_BURST");
         assertThatThrownBy(() -> FairpixConfig.load(Map.of(), Map.of(Setting.WORKER_POOL, "tpu")))

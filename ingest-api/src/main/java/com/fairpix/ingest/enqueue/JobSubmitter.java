@@ -223,7 +223,6 @@ public final class JobSubmitter {
         return header;
     }
 
-    /** Cost units: decoded megapixels × operations (at least 1 megapixel's worth). */
     private void putOriginal(String key, Upload image, ImageHeader header) {
         try {
             objects.put(key, image.file(), image.size(), header.format().contentType());

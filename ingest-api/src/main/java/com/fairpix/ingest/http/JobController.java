@@ -80,8 +80,9 @@ public final class JobController {
         try {
             submit(ctx, tenant, read);
         } catch (ApiProblem e) {
-            if (RefusalBudget.counts(e.status())) {
-                refusals.charge(tenant.id(), read[0]);
+            double cost = RefusalBudget.cost(e.status(), e.slug(), read[0]);
+            if (cost > 0) {
+                refusals.charge(tenant.id(), cost);
                 refusalsCharged.increment();
             }
             throw e;

@@ -9,7 +9,8 @@ import java.util.function.LongSupplier;
  * What one ingest node spends on a tenant's refused uploads: a token bucket per tenant (rate
  * {@code perSecond} tokens/s, capacity {@code burst} tokens). Every upload this node refuses as the
  * client's fault (400, 413, 415, 422) costs the tenant 1 token plus 1 per MiB of body read before the
- * refusal; while its bucket holds less than one token, the tenant's next uploads get 429
+ * refusal, and any other answer but a 2xx costs the MiB read (an admission 429 after a 25 MiB body
+ * cost the node the same reading); while its bucket holds less than one token, the tenant's next uploads get 429
  * {@code too-many-refusals} before any of their body is read.
  *
  * <p>Why: a refusal is free for the tenant (no job, no admission tokens spent) but not for the node,
@@ -23,8 +24,9 @@ import java.util.function.LongSupplier;
  * <p>A throttled request is held for a moment before its 429 is written ({@link #holdBeforeAnswering}).
  *
  * <p>Per node, in memory: each node protects its own cores (what the budget guards), and the check
- * needs no network call. A bucket exists only while it is below full, so memory grows with the
- * tenants refused in the last {@code burst / perSecond} seconds, not with all tenants.
+ * needs no network call. A bucket is dropped once it is full again (at the tenant's next check, or
+ * by a sweep every {@value #SWEEP_EVERY} checks), so memory grows with the tenants refused in the
+ * last {@code burst / perSecond} seconds or so, not with all tenants.
  */
 public final class RefusalBudget {
     /** Body bytes that cost one more token. */
@@ -68,7 +70,7 @@ public final class RefusalBudget {
      * @throws IllegalArgumentException if {@code perSecond <= 0}, {@code burst < 1} or {@code hold} is negative
      */
     public RefusalBudget(double perSecond, double burst, java.time.Duration hold, LongSupplier nanos, Sleeper sleeper) {
-        if (!(perSecond > 0) || !(burst >= 1)) throw new IllegalArgumentException("need perSecond > 0 and burst >= 1, got " + perSecond + ", " + burst);
+        if (!(perSecond > 0) || !(burst >= 1) || !Double.isFinite(perSecond) || !Double.isFinite(burst)) throw new IllegalArgumentException("need perSecond > 0 and burst >= 1, got " + perSecond + ", " + burst);
         if (hold.isNegative()) throw new IllegalArgumentException("hold must be >= 0, got " + hold);
         this.perSecond = perSecond;
         this.burst = burst;
@@ -77,9 +79,24 @@ public final class RefusalBudget {
         this.sleeper = sleeper;
     }
 
-    /** Whether an answer with this status is a refusal the tenant pays for: the client's fault, not a limit's. */
-    public static boolean counts(int status) {
-        return status == 400 || status == 413 || status == 415 || status == 422;
+    /**
+     * Whether an answer is a refusal for the client's fault (400, 413, 415, 422), which costs a token
+     * of its own. Not: a limit's answer (429), a conflict of the client's own duplicates (409), the
+     * farm's (5xx), and 422 {@code original-refused} (the object store refusing what the farm named).
+     */
+    public static boolean clientFault(int status, String slug) {
+        return (status == 400 || status == 413 || status == 415 || status == 422) && !"original-refused".equals(slug);
+    }
+
+    /**
+     * What a request that was not accepted costs its tenant, tokens: 1 per MiB of body this node read
+     * (any answer but a 2xx: a 429 of admission, a 409, a 503 after the body was read cost the node
+     * the same reading), plus 1 when the refusal was the client's fault.
+     *
+     * @param bytesRead body bytes read before the answer
+     */
+    public static double cost(int status, String slug, long bytesRead) {
+        return (clientFault(status, slug) ? 1 : 0) + (double) Math.max(0, bytesRead) / BYTES_PER_TOKEN;
     }
 
     /**
@@ -89,6 +106,7 @@ public final class RefusalBudget {
      *                    token is back) and {@code Connection: close} (the body is not read)
      */
     public void check(String tenant) {
+        if ((checks.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) sweep();
         double[] left = {burst};
         buckets.computeIfPresent(tenant, (k, b) -> {
             refill(b);
@@ -105,13 +123,16 @@ public final class RefusalBudget {
     }
 
     /**
-     * After a refusal: takes {@code 1 + bytesRead / 1 MiB} tokens from the tenant's bucket (it may go
-     * below zero: a large refusal is paid back before the next upload is read).
+     * After an answer other than a 2xx: takes {@code cost} tokens ({@link #cost}) from the tenant's
+     * bucket. It may go below zero: a large refusal is paid back before the next upload is read.
+     * Not atomic with {@link #check}: a tenant's uploads in flight together all passed the check on
+     * its last token, so the debt can reach its upload slots × its {@code maxUploadBytes} in MiB
+     * (8 × 25 by default), repaid at the refill rate.
      *
-     * @param bytesRead body bytes this node read before refusing, bytes
+     * @param cost tokens, >= 0
      */
-    public void charge(String tenant, long bytesRead) {
-        double cost = 1 + (double) Math.max(0, bytesRead) / BYTES_PER_TOKEN;
+    public void charge(String tenant, double cost) {
+        if (!(cost > 0) || Double.isInfinite(cost)) return;
         buckets.compute(tenant, (k, b) -> {
             Bucket bucket = b == null ? new Bucket(burst, nanos.getAsLong()) : b;
             refill(bucket);
@@ -131,14 +152,15 @@ public final class RefusalBudget {
      */
     public void holdBeforeAnswering(String tenant) {
         if (hold.isZero()) return;
-        java.util.concurrent.atomic.AtomicInteger mine = held.compute(tenant, (k, v) -> {
+        int[] mine = new int[1];
+        held.compute(tenant, (k, v) -> {
             java.util.concurrent.atomic.AtomicInteger c = v == null ? new java.util.concurrent.atomic.AtomicInteger() : v;
-            c.incrementAndGet();
+            mine[0] = c.incrementAndGet();
             return c;
         });
         boolean holding = false;
         try {
-            if (mine.get() > HELD_PER_TENANT || !heldInAll.tryAcquire()) return;
+            if (mine[0] > HELD_PER_TENANT || !heldInAll.tryAcquire()) return;
             holding = true;
             sleeper.sleep(hold);
         } catch (InterruptedException e) {
@@ -164,6 +186,20 @@ public final class RefusalBudget {
             return b;
         });
         return left[0];
+    }
+
+    /** Every this many checks, buckets that refilled to full are dropped (a power of two). */
+    static final int SWEEP_EVERY = 256;
+    private final java.util.concurrent.atomic.AtomicLong checks = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Drops the buckets that are full again: a tenant refused once and not seen since leaves nothing behind. */
+    void sweep() {
+        for (String tenant : buckets.keySet()) {
+            buckets.computeIfPresent(tenant, (k, b) -> {
+                refill(b);
+                return b.tokens >= burst ? null : b;
+            });
+        }
     }
 
     /** Tenants with a bucket below full (memory: tests). */

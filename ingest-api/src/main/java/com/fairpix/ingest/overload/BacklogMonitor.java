@@ -17,14 +17,15 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
- * A pool's backlog in work-seconds: its consumer lag (messages not yet committed by the pool's
- * worker group: log-end − committed offset, or − log-start for a partition the group never
- * committed) turned into seconds. Lag is what Kafka itself counts, so every node reads the same
- * number. The seconds: with {@code overload.backlog.job-seconds} 0 (the default), measured, lag ×
- * the mean cost of recent jobs ÷ the pool's measured capacity (cost units/s, its workers'
- * figures); a positive {@code job-seconds} pins seconds per job, and is also what counts while
- * nothing is measured (no recent job or no fresh worker figure: then 1 s a job). A failed reading
- * keeps the last good one.
+ * A pool's backlog as queue time: the seconds its workers need to drain its consumer lag (messages
+ * not yet committed by the pool's worker group: log-end − committed offset, or − log-start for a
+ * partition the group never committed). Lag is what Kafka itself counts, so every node reads the
+ * same number. Seconds per queued message: with {@code overload.backlog.job-seconds} 0 (the
+ * default), measured, the mean cost of recent jobs ÷ the pool's measured capacity (cost units/s
+ * over all its replicas); when either is missing (no job accepted in the last minute, which hard
+ * shedding itself can cause, or no fresh worker figure) the last measured value for the pool
+ * stays, and before any, 1 s. A positive {@code job-seconds} pins it. A failed reading keeps the
+ * last good one.
  */
 final class BacklogMonitor implements AutoCloseable {
     /** Seconds per job while the conversion cannot be measured and none is pinned. */
@@ -36,6 +37,8 @@ final class BacklogMonitor implements AutoCloseable {
     private final redis.clients.jedis.UnifiedJedis redis;
     private final java.time.Clock clock;
     private final Map<String, Double> seconds = new ConcurrentHashMap<>();
+    /** pool → the last measured seconds per queued message. */
+    private final Map<String, Double> lastSecondsPerJob = new ConcurrentHashMap<>();
 
     /**
      * @param jobSeconds seconds per queued job; 0 = measured
@@ -71,22 +74,26 @@ final class BacklogMonitor implements AutoCloseable {
             } catch (RuntimeException e) {
                 // Redis away: the unmeasured conversion, not a stale or a zero one.
             }
-            seconds.put(pool, seconds(lag, perJob, costPerSecond));
+            double perMessage = secondsPerJob(perJob, costPerSecond, lastSecondsPerJob.getOrDefault(pool, UNMEASURED_JOB_SECONDS));
+            if (measured(perJob, costPerSecond)) lastSecondsPerJob.put(pool, perMessage);
+            seconds.put(pool, lag * perMessage);
         }
     }
 
+    private static boolean measured(double costPerJob, double costPerSecond) {
+        return costPerJob > 0 && Double.isFinite(costPerJob) && costPerSecond > 0 && Double.isFinite(costPerSecond);
+    }
+
     /**
-     * A lag as seconds of work: {@code lag × costPerJob ÷ costPerSecond} when both are measured
-     * (positive, finite), else {@code lag ×} {@value #UNMEASURED_JOB_SECONDS} s.
+     * Seconds of the pool's time per queued message: {@code costPerJob ÷ costPerSecond} when both are
+     * measured (positive, finite), else {@code previous} (the last measured value, or
+     * {@value #UNMEASURED_JOB_SECONDS} s before any).
      *
      * @param costPerJob    mean cost units of recent jobs (NaN: none)
      * @param costPerSecond the pool's measured capacity, cost units/s (0: no figure)
      */
-    static double seconds(long lag, double costPerJob, double costPerSecond) {
-        if (costPerJob > 0 && Double.isFinite(costPerJob) && costPerSecond > 0 && Double.isFinite(costPerSecond)) {
-            return lag * costPerJob / costPerSecond;
-        }
-        return lag * UNMEASURED_JOB_SECONDS;
+    static double secondsPerJob(double costPerJob, double costPerSecond, double previous) {
+        return measured(costPerJob, costPerSecond) ? costPerJob / costPerSecond : previous;
     }
 
     /** pool → backlog, work-seconds, as last read. */

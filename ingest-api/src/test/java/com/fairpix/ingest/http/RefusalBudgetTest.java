@@ -24,7 +24,7 @@ class RefusalBudgetTest {
     void aTenantWithinItsBurstIsNeverStopped() {
         for (int i = 0; i < 4; i++) {
             budget.check("a");
-            budget.charge("a", 0);
+            budget.charge("a", 1);
         }
         budget.check("a"); // one token left
         assertThat(budget.tokens("a")).isEqualTo(1.0);
@@ -32,7 +32,7 @@ class RefusalBudgetTest {
 
     @Test
     void anEmptyBucketIs429BeforeTheBodyWithRetryAfterUntilOneTokenIsBack() {
-        for (int i = 0; i < 5; i++) budget.charge("a", 0);
+        for (int i = 0; i < 5; i++) budget.charge("a", 1);
         ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> budget.check("a"));
         assertThat(p.status()).isEqualTo(429);
         assertThat(p.slug()).isEqualTo("too-many-refusals");
@@ -48,7 +48,7 @@ class RefusalBudgetTest {
     @Test
     void bytesReadCostOneTokenPerMiBAndAreRepaidBeforeTheNextUpload() {
         // A 25 MiB body refused at the limit: 26 tokens, 21 more than the bucket holds.
-        budget.charge("a", 25 * RefusalBudget.BYTES_PER_TOKEN);
+        budget.charge("a", RefusalBudget.cost(413, "payload-too-large", 25 * RefusalBudget.BYTES_PER_TOKEN));
         assertThat(budget.tokens("a")).isEqualTo(-21.0);
         now.addAndGet(10 * SECOND); // +20 tokens: still below one
         ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> budget.check("a"));
@@ -60,33 +60,53 @@ class RefusalBudgetTest {
 
     @Test
     void retryAfterCountsWholeSecondsUntilATokenIsBack() {
-        budget.charge("a", 9 * RefusalBudget.BYTES_PER_TOKEN); // 5 - 10 = -5: 6 tokens to one, 3 s at 2/s
+        budget.charge("a", RefusalBudget.cost(400, "invalid-spec", 9 * RefusalBudget.BYTES_PER_TOKEN)); // 5 - 10 = -5: 6 tokens to one, 3 s at 2/s
         ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> budget.check("a"));
         assertThat(p.headers()).containsEntry("Retry-After", "3");
     }
 
     @Test
     void theBucketNeverHoldsMoreThanItsBurstAndIsForgottenWhenFull() {
-        budget.charge("a", 0);
+        budget.charge("a", 1);
         now.addAndGet(3600 * SECOND);
         assertThat(budget.tokens("a")).isEqualTo(5.0);
         budget.check("a");
         assertThat(budget.tenantsTracked()).as("a full bucket is the same as none").isZero();
-        for (int i = 0; i < 5; i++) budget.charge("a", 0);
+        for (int i = 0; i < 5; i++) budget.charge("a", 1);
         assertThatThrownBy(() -> budget.check("a")).isInstanceOf(ApiProblem.class);
     }
 
     @Test
-    void onlyTheClientsFaultCounts() {
-        assertThat(RefusalBudget.counts(400)).isTrue();
-        assertThat(RefusalBudget.counts(413)).isTrue();
-        assertThat(RefusalBudget.counts(415)).isTrue();
-        assertThat(RefusalBudget.counts(422)).isTrue();
-        // A limit's answer (429), a conflict of the client's own duplicates (409), the farm's fault (5xx): not refusals.
-        assertThat(RefusalBudget.counts(429)).isFalse();
-        assertThat(RefusalBudget.counts(409)).isFalse();
-        assertThat(RefusalBudget.counts(503)).isFalse();
-        assertThat(RefusalBudget.counts(401)).isFalse();
+    void theClientsFaultCostsATokenAndEveryAnswerButA2xxTheBytesItRead() {
+        long mib = RefusalBudget.BYTES_PER_TOKEN;
+        assertThat(RefusalBudget.cost(400, "invalid-spec", 0)).isEqualTo(1.0);
+        assertThat(RefusalBudget.cost(413, "payload-too-large", 25 * mib)).isEqualTo(26.0);
+        assertThat(RefusalBudget.cost(415, "unsupported-media-type", mib / 2)).isEqualTo(1.5);
+        assertThat(RefusalBudget.cost(422, "output-too-large", 0)).isEqualTo(1.0);
+        // A limit's answer, a duplicate's conflict, the farm's 503 after reading a 25 MiB body: the reading only.
+        assertThat(RefusalBudget.cost(429, "rate-limited", 25 * mib)).isEqualTo(25.0);
+        assertThat(RefusalBudget.cost(409, "idempotency-in-flight", 2 * mib)).isEqualTo(2.0);
+        assertThat(RefusalBudget.cost(503, "overloaded", 25 * mib)).isEqualTo(25.0);
+        // ... and nothing when nothing was read (too-many-uploads, a declared length over the limit is a 413: 1).
+        assertThat(RefusalBudget.cost(429, "too-many-uploads", 0)).isZero();
+        // The object store refusing what the farm named is not the client's fault.
+        assertThat(RefusalBudget.cost(422, "original-refused", mib)).isEqualTo(1.0);
+        assertThat(RefusalBudget.clientFault(401, "unauthorized")).isFalse();
+    }
+
+    @Test
+    void aSweepDropsBucketsThatAreFullAgain() {
+        budget.charge("gone", 3);
+        budget.charge("debtor", 100);
+        assertThat(budget.tenantsTracked()).isEqualTo(2);
+        now.addAndGet(2 * SECOND); // +4 tokens: "gone" is full, "debtor" is not
+        budget.sweep();
+        assertThat(budget.tenantsTracked()).isEqualTo(1);
+        assertThat(budget.tokens("debtor")).isLessThan(5.0);
+        // The sweep also runs by itself, every SWEEP_EVERY checks (of any tenant).
+        now.addAndGet(3600 * SECOND);
+        for (int i = 0; i < RefusalBudget.SWEEP_EVERY; i++) budget.check("other");
+        assertThat(budget.tenantsTracked()).isZero();
     }
 
     @Test
@@ -94,6 +114,7 @@ class RefusalBudgetTest {
         assertThatThrownBy(() -> new RefusalBudget(0, 5, Duration.ZERO, now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RefusalBudget(1, 0.5, Duration.ZERO, now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RefusalBudget(1, 5, Duration.ofMillis(-1), now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RefusalBudget(Double.POSITIVE_INFINITY, 5, Duration.ZERO, now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RefusalBudget(Double.NaN, 5, Duration.ZERO, now::get, d -> {})).isInstanceOf(IllegalArgumentException.class);
     }
 

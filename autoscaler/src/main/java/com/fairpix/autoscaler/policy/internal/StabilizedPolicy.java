@@ -41,7 +41,7 @@ public final class StabilizedPolicy implements ScalingPolicy {
         }
         // Backlog in cost units, the unit admission charges: lag × the measured mean cost of recent
         // jobs, or the configured cost per job when none was accepted lately.
-        double costPerJob = r.costPerJob() > 0 ? r.costPerJob() : c.costPerJob();
+        double costPerJob = costPerJob(r, c);
         double backlog = r.lag() * costPerJob;
         double growth = growth(in.readings(), r, costPerJob);
         int proportional = (int) Math.min(Integer.MAX_VALUE, Math.ceil(backlog / c.targetBacklogPerReplica()));
@@ -124,6 +124,11 @@ public final class StabilizedPolicy implements ScalingPolicy {
         return any;
     }
 
+    /** Cost units per queued message: the reading's measured mean, or {@code autoscaler.cost-per-job} without one. */
+    static double costPerJob(PoolSignals s, PolicyConfig c) {
+        return s.costPerJob() > 0 ? s.costPerJob() : c.costPerJob();
+    }
+
     private static boolean sustainedGrowth(List<PoolSignals> readings, Instant now, PolicyConfig c) {
         Instant since = now.minusSeconds(c.growthSustainSeconds());
         if (readings.size() < 2 || readings.getFirst().at().isAfter(since)) return false;
@@ -131,8 +136,8 @@ public final class StabilizedPolicy implements ScalingPolicy {
         for (int i = 1; i < readings.size(); i++) {
             PoolSignals s = readings.get(i);
             if (s.at().isBefore(since)) continue;
-            double backlog = s.lag() * c.costPerJob();
-            double growth = growth(readings.subList(0, i), s, c.costPerJob());
+            double backlog = s.lag() * costPerJob(s, c);
+            double growth = growth(readings.subList(0, i), s, costPerJob(s, c));
             if (!(backlog > c.backlogThreshold() && growth > c.growthThreshold())) return false;
             any = true;
         }
