@@ -19,8 +19,46 @@ final class ApiClient {
     private final String bearer;
 
     ApiClient(String baseUrl, String bearer) {
+        this(baseUrl, bearer, INGEST);
+    }
+
+    /**
+     * @param service what listens at {@code baseUrl}, for the one line a refused connection prints
+     */
+    ApiClient(String baseUrl, String bearer, Service service) {
         this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
         this.bearer = bearer;
+        this.service = service;
+    }
+
+    /** A service the CLI talks to: its name, how to start it, how to point the CLI elsewhere. */
+    record Service(String name, String start, String elsewhere) {}
+
+    static final Service INGEST = new Service("the ingest API", "`fairpix local` (or `fairpix ingest-api`)", "--url or FAIRPIX_URL");
+    static final Service AUTOSCALER = new Service("the autoscaler", "`fairpix autoscaler` (`fairpix local` does not run one)",
+            "--url or FAIRPIX_AUTOSCALER_URL");
+
+    private final Service service;
+
+    /** Nothing listens where the CLI was pointed: the message says, in one line, what to start. */
+    static final class UnreachableException extends java.io.IOException {
+        UnreachableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private UnreachableException unreachable(java.net.ConnectException e) {
+        return new UnreachableException("cannot reach " + service.name() + " at " + baseUrl + " (connection refused): start it with "
+                + service.start() + ", or point the CLI at it with " + service.elsewhere() + ".", e);
+    }
+
+    /** The HTTP exchange, with a refused connection turned into {@link UnreachableException}. */
+    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> body) throws IOException, InterruptedException {
+        try {
+            return http.send(request, body);
+        } catch (java.net.ConnectException e) {
+            throw unreachable(e);
+        }
     }
 
     /** A non-2xx answer: status and the problem's title and detail. */
@@ -105,7 +143,7 @@ final class ApiClient {
     }
 
     byte[] download(String path) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = exchange(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
         return r.body();
     }
@@ -117,7 +155,7 @@ final class ApiClient {
     }
 
     private JsonNode send(HttpRequest request) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = exchange(request, HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 != 2) {
             ApiException e = failure(r.statusCode(), r.body());
             r.headers().firstValue("Retry-After").ifPresent(v -> {

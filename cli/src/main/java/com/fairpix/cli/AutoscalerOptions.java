@@ -17,7 +17,7 @@ final class AutoscalerOptions {
         String base = ClientOptions.env(url, "FAIRPIX_AUTOSCALER_URL");
         String token = ClientOptions.env(adminToken, "FAIRPIX_ADMIN_TOKEN");
         if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
-        return new ApiClient(base == null ? "http://127.0.0.1:8082" : base, token);
+        return new ApiClient(base == null ? "http://127.0.0.1:8082" : base, token, ApiClient.AUTOSCALER);
     }
 
     boolean json() {

@@ -45,7 +45,7 @@ public final class Fairpix {
             cmd.getErr().println("fairpix: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             if (e instanceof ApiClient.ApiException api) return api.status() >= 500 ? UNAVAILABLE : FAILED;
             if (e instanceof IllegalArgumentException) return USAGE;
-            if (e instanceof java.net.ConnectException) return UNAVAILABLE;
+            if (e instanceof java.net.ConnectException || e instanceof ApiClient.UnreachableException) return UNAVAILABLE;
             return FAILED;
         });
         return cl;

@@ -57,6 +57,8 @@ public final class ServiceHttp {
             config.showJavalinBanner = false;
             config.useVirtualThreads = true;
             config.jsonMapper(new JavalinJackson(Json.mapper(), true));
+            // A known path with a method it does not take: 405 with Allow (RFC 9110 §15.5.6), not 404.
+            config.http.prefer405over404 = true;
             extra.accept(config);
         });
         app.exception(ApiProblem.class, (e, ctx) -> {
@@ -66,14 +68,18 @@ public final class ServiceHttp {
             renderProblem(ctx, e);
         });
         // Javalin's and Jetty's own refusals (e.g. a JSON body over the size limit) as problems too.
-        app.exception(io.javalin.http.HttpResponseException.class, (e, ctx) -> renderProblem(ctx,
+        app.exception(io.javalin.http.HttpResponseException.class, (e, ctx) -> {
+            String allowed = e.getDetails().get("availableMethods");
+            if (e.getStatus() == 405 && allowed != null) ctx.header("Allow", allowed);
+            renderProblem(ctx,
                 new ApiProblem(e.getStatus(), switch (e.getStatus()) {
                     case 404 -> "not-found";
                     case 405 -> "method-not-allowed";
                     case 413 -> "payload-too-large";
                     default -> "http-" + e.getStatus();
                 },
-                        io.javalin.http.HttpStatus.forStatus(e.getStatus()).getMessage(), e.getMessage())));
+                        io.javalin.http.HttpStatus.forStatus(e.getStatus()).getMessage(), e.getMessage()));
+        });
         app.exception(Exception.class, (e, ctx) -> {
             log.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
             renderProblem(ctx, new ApiProblem(500, "internal", "Internal server error", "The request failed on our side; it has been logged."));
