@@ -37,8 +37,10 @@ import redis.clients.jedis.UnifiedJedis;
 public final class OverloadGuard implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OverloadGuard.class);
     static final List<String> POOLS = List.of("cpu", "gpu");
-    /** Retry-After of a shedding 503, seconds: a few backlog readings, time for workers to drain some. */
+    /** Retry-After of a shedding 503 while this node has no backlog reading, seconds: a few readings, time for workers to drain some. */
     static final int SHED_RETRY_AFTER_SECONDS = 5;
+    /** The longest Retry-After a shedding 503 names, seconds: a client should come back and see. */
+    static final int SHED_RETRY_AFTER_MAX_SECONDS = 60;
     private static final long TICK_MS = 100;
 
     private final OverloadConfig config;
@@ -131,11 +133,11 @@ public final class OverloadGuard implements AutoCloseable {
         int shed = farmShedding.getOrDefault(pool, 0);
         if (shed >= 1 && borrowed) {
             throw shed("shed-borrowed", "Pool '" + pool + "' has a backlog over its bound (overload.backlog.soft-seconds): traffic above tenant '"
-                    + tenant.id() + "''s guarantee is shed for now.", SHED_RETRY_AFTER_SECONDS);
+                    + tenant.id() + "''s guarantee is shed for now.", shedRetryAfter(backlogSeconds(pool), config.softSeconds()));
         }
         if (shed >= 2 && ThreadLocalRandom.current().nextDouble() >= config.reservedShare()) {
             throw shed("shed-reserved", "Pool '" + pool + "' has a backlog over its hard bound (overload.backlog.hard-seconds): only a reserved share of requests is admitted.",
-                    SHED_RETRY_AFTER_SECONDS);
+                    shedRetryAfter(backlogSeconds(pool), config.hardSeconds()));
         }
         double l = level;
         // Half-open here: the breaker itself lets only its probes through; the ramp starts after.
@@ -147,6 +149,28 @@ public final class OverloadGuard implements AutoCloseable {
                     : ThreadLocalRandom.current().nextDouble() < l;
             if (!fits) throw shed("ramp", "The farm is recovering at " + percent(l) + " of its capacity (overload.ramp.*); try again shortly.", retry);
         }
+    }
+
+    /** This node's last backlog reading of the pool, queue seconds; NaN without one. */
+    private double backlogSeconds(String pool) {
+        if (backlog == null) return Double.NaN;
+        Double s = backlog.seconds().get(pool);
+        return s == null ? Double.NaN : s;
+    }
+
+    /**
+     * Retry-After of a shedding 503: the queue seconds the pool's backlog is over the bound (a queue
+     * drains one queue-second per second, when nothing is added), at least 1 and at most
+     * {@value #SHED_RETRY_AFTER_MAX_SECONDS}; {@value #SHED_RETRY_AFTER_SECONDS} without a reading
+     * (the farm view may shed on another node's).
+     *
+     * @param backlogSeconds the pool's backlog, queue seconds (NaN: no reading)
+     * @param bound          the bound it is over, seconds
+     */
+    static int shedRetryAfter(double backlogSeconds, double bound) {
+        if (Double.isNaN(backlogSeconds)) return SHED_RETRY_AFTER_SECONDS;
+        double over = Math.ceil(backlogSeconds - bound);
+        return (int) Math.max(1, Math.min(SHED_RETRY_AFTER_MAX_SECONDS, over));
     }
 
     private ApiProblem shed(String reason, String detail, int retryAfter) {
