@@ -43,7 +43,7 @@ public final class StatusCommand implements Callable<Integer> {
         }
         JsonNode capacity = status.path("capacity");
         if (!capacity.isMissingNode()) {
-            out.printf("%n%-6s %s%n", "POOL", "MEASURED CAPACITY (cost units/s, from the workers)");
+            out.printf("%n%-6s %-40s %s%n", "POOL", "MEASURED CAPACITY (cost units/s)", "GUARANTEES (tokens/s, active tenants)");
             for (Iterator<Map.Entry<String, JsonNode>> it = capacity.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 JsonNode c = e.getValue();
@@ -51,7 +51,12 @@ public final class StatusCommand implements Callable<Integer> {
                         : c.path("replicas").asInt() == 0 ? "- (no worker measured yet)"
                         : String.format(java.util.Locale.ROOT, "%.1f from %d replica%s", c.path("costPerSecond").asDouble(), c.path("replicas").asInt(),
                                 c.path("replicas").asInt() == 1 ? "" : "s");
-                out.printf("%-6s %s%n", e.getKey(), figure);
+                JsonNode over = c.path("overcommit");
+                String guaranteed = c.path("guarantees").isNumber()
+                        ? String.format(java.util.Locale.ROOT, "%.1f%s", c.path("guarantees").asDouble(),
+                                over.isNumber() ? String.format(java.util.Locale.ROOT, " (overcommit %.2fx%s)", over.asDouble(), over.asDouble() > 1 ? ": guarantees exceed capacity" : "") : "")
+                        : "-";
+                out.printf("%-6s %-40s %s%n", e.getKey(), figure, guaranteed);
             }
         }
     }

@@ -122,13 +122,33 @@ final class TenantsCommand {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("id", id);
             body.putAll(limits.asPatch());
-            JsonNode created = admin.api().postJson("/admin/v1/tenants", body);
+            ApiClient api = admin.api();
+            JsonNode created = api.postJson("/admin/v1/tenants", body);
+            warnIfOvercommitted(spec, api, created.path("tenant").path("pool").asText("cpu"));
             return ClientOptions.print(spec, admin.json(), created, out -> {
                 printHeader(out);
                 printRow(out, created.get("tenant"));
                 out.println("apiKey   " + created.get("apiKey").asText());
                 out.println("(the key is shown once; store it now)");
             });
+        }
+    }
+
+    /**
+     * After a change of guarantees: a warning on stderr when the pool's active tenants' guarantees add
+     * up to more than its measured capacity (best effort: no warning when the status cannot be read).
+     */
+    static void warnIfOvercommitted(CommandSpec spec, ApiClient api, String pool) {
+        try {
+            JsonNode c = api.get("/admin/v1/status").path("capacity").path(pool);
+            if (c.path("overcommit").isNumber() && c.path("overcommit").asDouble() > 1) {
+                spec.commandLine().getErr().printf(java.util.Locale.ROOT,
+                        "warning: pool %s's guarantees (%.1f tokens/s) exceed its measured capacity (%.1f cost units/s): overcommit %.2fx%n",
+                        pool, c.path("guarantees").asDouble(), c.path("costPerSecond").asDouble(), c.path("overcommit").asDouble());
+                spec.commandLine().getErr().flush();
+            }
+        } catch (Exception e) {
+            // the status is advice here, not part of the command
         }
     }
 
@@ -192,7 +212,9 @@ final class TenantsCommand {
 
         @Override
         JsonNode run(ApiClient api) throws Exception {
-            return api.patchJson("/admin/v1/tenants/" + id, limits.asPatch());
+            JsonNode changed = api.patchJson("/admin/v1/tenants/" + id, limits.asPatch());
+            warnIfOvercommitted(spec, api, changed.path("pool").asText("cpu"));
+            return changed;
         }
     }
 

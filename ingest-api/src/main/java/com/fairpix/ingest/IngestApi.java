@@ -124,7 +124,7 @@ public final class IngestApi implements AutoCloseable {
                 new AdminController(auth, tenants, jobs,
                         new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
                         webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),
-                new StatusController(auth, overload, new com.fairpix.core.capacity.PoolCapacity(redis), java.util.List.of("cpu", "gpu"), clock));
+                new StatusController(auth, overload, new com.fairpix.core.capacity.PoolCapacity(redis), tenants, java.util.List.of("cpu", "gpu"), clock));
         app.start(host, port);
         Javalin metricsApp = metricsAccess.start(registry, host);
         log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());

@@ -11,17 +11,22 @@ import java.util.Map;
 
 /**
  * GET /admin/v1/status: this node's farm view (breakers, ramp level, shedding), every registered
- * ingest node's own state, and each pool's measured capacity (cost units/s, from its workers).
+ * ingest node's own state, and per pool: its measured capacity (cost units/s, from its workers),
+ * the sum of its active tenants' guarantees (their rates, tokens/s, the same unit) and the
+ * overcommit ratio (guarantees ÷ capacity; null until a worker has measured).
  */
 public final class StatusController {
     private final Authenticator auth;
     private final OverloadGuard overload;
     private final PoolCapacity capacity;
+    private final com.fairpix.core.tenant.TenantStore tenants;
     private final List<String> pools;
     private final Clock clock;
 
-    public StatusController(Authenticator auth, OverloadGuard overload, PoolCapacity capacity, List<String> pools, Clock clock) {
+    public StatusController(Authenticator auth, OverloadGuard overload, PoolCapacity capacity, com.fairpix.core.tenant.TenantStore tenants,
+                            List<String> pools, Clock clock) {
         this.auth = auth;
+        this.tenants = tenants;
         this.overload = overload;
         this.capacity = capacity;
         this.pools = List.copyOf(pools);
@@ -32,15 +37,41 @@ public final class StatusController {
         auth.admin(ctx);
         Map<String, Object> out = new LinkedHashMap<>(overload.status());
         Map<String, Object> byPool = new LinkedHashMap<>();
+        Map<String, Double> guarantees;
+        try {
+            guarantees = guarantees();
+        } catch (RuntimeException e) {
+            guarantees = null;
+        }
         for (String pool : pools) {
             try {
                 PoolCapacity.Measured m = capacity.read(pool, clock.instant());
-                byPool.put(pool, Map.of("costPerSecond", m.costPerSecond(), "replicas", m.replicaCount()));
+                Map<String, Object> p = new LinkedHashMap<>();
+                p.put("costPerSecond", m.costPerSecond());
+                p.put("replicas", m.replicaCount());
+                double g = guarantees == null ? Double.NaN : guarantees.getOrDefault(pool, 0.0);
+                p.put("guarantees", Double.isNaN(g) ? null : g);
+                p.put("overcommit", Double.isNaN(g) || !(m.costPerSecond() > 0) ? null : g / m.costPerSecond());
+                byPool.put(pool, p);
             } catch (RuntimeException e) {
                 byPool.put(pool, Map.of("error", "Redis: " + e.getClass().getSimpleName()));
             }
         }
         out.put("capacity", byPool);
         ctx.json(out);
+    }
+
+    /** pool → the sum of its active tenants' rates, tokens/s (every tenant, a page of 1,000 at a time). */
+    private Map<String, Double> guarantees() {
+        Map<String, Double> sum = new LinkedHashMap<>();
+        String cursor = null;
+        do {
+            com.fairpix.core.tenant.TenantStore.Page page = tenants.list(cursor, 1000);
+            for (com.fairpix.core.tenant.Tenant t : page.tenants()) {
+                if (t.state() == com.fairpix.core.tenant.TenantState.ACTIVE) sum.merge(t.pool(), t.rate(), Double::sum);
+            }
+            cursor = page.nextCursor();
+        } while (cursor != null);
+        return sum;
     }
 }
