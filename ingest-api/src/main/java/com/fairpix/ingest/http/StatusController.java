@@ -37,12 +37,7 @@ public final class StatusController {
         auth.admin(ctx);
         Map<String, Object> out = new LinkedHashMap<>(overload.status());
         Map<String, Object> byPool = new LinkedHashMap<>();
-        Map<String, Double> guarantees;
-        try {
-            guarantees = guarantees();
-        } catch (RuntimeException e) {
-            guarantees = null;
-        }
+        Map<String, Double> guarantees = guarantees();
         for (String pool : pools) {
             try {
                 PoolCapacity.Measured m = capacity.read(pool, clock.instant());
@@ -61,8 +56,46 @@ public final class StatusController {
         ctx.json(out);
     }
 
-    /** pool → the sum of its active tenants' rates, tokens/s (every tenant, a page of 1,000 at a time). */
+    /** How old the guarantees' sum may be before a status request refreshes it. */
+    static final java.time.Duration GUARANTEES_MAX_AGE = java.time.Duration.ofSeconds(10);
+    private volatile Map<String, Double> guarantees;
+    private volatile long guaranteesAt;
+    private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * pool → the sum of its active tenants' rates, as of at most {@link #GUARANTEES_MAX_AGE} ago
+     * (plus one refresh): reading every tenant takes a page of 1,000 per round trip, too slow for
+     * each status request of a farm with many tenants (operators and tests poll it). The first
+     * request waits for the sum; later ones get the last sum while a stale one is refreshed in the
+     * background. Null when the tenant store cannot be read.
+     */
     private Map<String, Double> guarantees() {
+        if (guarantees == null) {
+            refresh();
+        } else if (clock.millis() - guaranteesAt > GUARANTEES_MAX_AGE.toMillis() && refreshing.compareAndSet(false, true)) {
+            Thread.ofVirtual().name("fairpix-guarantees").start(() -> {
+                try {
+                    refresh();
+                } finally {
+                    refreshing.set(false);
+                }
+            });
+        }
+        return guarantees;
+    }
+
+    private void refresh() {
+        try {
+            Map<String, Double> sum = sumGuarantees();
+            guarantees = sum;
+            guaranteesAt = clock.millis();
+        } catch (RuntimeException e) {
+            // the last sum stays (or none)
+        }
+    }
+
+    /** pool → the sum of its active tenants' rates, tokens/s (every tenant, a page of 1,000 at a time). */
+    private Map<String, Double> sumGuarantees() {
         Map<String, Double> sum = new LinkedHashMap<>();
         String cursor = null;
         do {
