@@ -80,9 +80,18 @@ public final class CpuPriority {
      * may hold spaces and parentheses), or null where this system cannot tell.
      */
     public static Integer currentThreadNice() {
+        return niceOf(Path.of("/proc/thread-self/stat"));
+    }
+
+    /**
+     * The nice value in a thread's {@code /proc/.../stat} file (field 19; the command name, field 2,
+     * may hold spaces and parentheses), or null where it cannot be read (no such file: not Linux, or
+     * the thread ended).
+     */
+    public static Integer niceOf(Path stat) {
         try {
-            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            String line = Files.readString(stat);
+            String[] fields = line.substring(line.lastIndexOf(')') + 2).trim().split(" ");
             return Integer.parseInt(fields[16]); // field 19 of the whole line: 3 + 16
         } catch (Exception e) {
             return null;
