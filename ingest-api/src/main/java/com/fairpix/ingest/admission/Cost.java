@@ -10,17 +10,6 @@ public final class Cost {
     private Cost() {}
 
     /**
-     * The cost of a job whose variants each handle {@code variantPixels[i]} pixels at most (the
-     * larger of the source and the biggest image the variant makes): {@code base + perMegapixel ×
-     * Σ max(1, megapixels)}, so an upscaled output costs what it makes, not what was uploaded.
-     *
-     * @return nanotokens
-     */
-    public static long nano(AdmissionConfig config, long[] variantPixels) {
-        return nanoOf(config, variantPixels);
-    }
-
-    /**
      * The cost of a job of a {@code sourcePixels}-pixel original whose variants make the images
      * {@code outputs} describes (from {@link com.fairpix.core.job.OutputSize#of}): each variant counts
      * the larger of the source and the biggest image it makes. The one formula for a job's cost:
