@@ -155,9 +155,11 @@ public final class Worker implements AutoCloseable {
         TenantTags tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
         FairnessMeter fairness = new FairnessMeter(weights);
         com.fairpix.worker.consume.ServiceRate serviceRate = new com.fairpix.worker.consume.ServiceRate();
+        com.fairpix.worker.consume.SaturatedThroughput saturated = new com.fairpix.worker.consume.SaturatedThroughput(System.nanoTime());
         JobConsumer.Listener listener = (tenant, cost, seconds) -> {
             fairness.served(tenant, cost);
             serviceRate.observe(cost, seconds);
+            saturated.completed(cost);
             registry.counter(MetricNames.TENANT_SERVICE, "pool", pool, "tenant", tenantTags.tag(tenant)).increment(cost);
         };
         housekeeping.scheduleAtFixedRate(() -> fairness.sample(scheduler.backlogged()), 1, 1, TimeUnit.SECONDS);
@@ -167,17 +169,20 @@ public final class Worker implements AutoCloseable {
         int capacityThreads = threads;
         // One field per replica: the client id is per process, and tests run several workers in one.
         String replicaId = clientId + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        // What it completes while saturated, or lately if more; before it has been saturated, its
+        // threads' rate of image work (an upper bound) or what it completes lately, whichever is more.
+        java.util.function.DoubleSupplier replicaCapacity = () -> saturated.capacity(serviceRate.perThread() * capacityThreads);
         housekeeping.scheduleAtFixedRate(() -> {
-            double perThread = serviceRate.perThread();
-            if (Double.isNaN(perThread)) return;
+            double c = replicaCapacity.getAsDouble();
+            if (Double.isNaN(c)) return;
             try {
-                capacity.publish(pool, replicaId, perThread * capacityThreads, capacityThreads, clock.instant());
+                capacity.publish(pool, replicaId, c, capacityThreads, clock.instant());
             } catch (RuntimeException e) {
                 log.debug("capacity not published: {}", e.toString());
             }
         }, 5, 5, TimeUnit.SECONDS);
-        Gauge.builder(MetricNames.WORKER_CAPACITY, serviceRate, r -> Double.isNaN(r.perThread()) ? 0 : r.perThread() * capacityThreads).tag("pool", pool)
-                .description("cost units per second this replica completes while busy (its shared threads times one busy thread's measured rate); 0 until measured").register(registry);
+        Gauge.builder(MetricNames.WORKER_CAPACITY, replicaCapacity, r -> Double.isNaN(r.getAsDouble()) ? 0 : r.getAsDouble()).tag("pool", pool)
+                .description("cost units per second this replica completes while saturated (work waiting, every thread busy); before it has been, its threads times one busy thread's rate of image work; 0 until measured").register(registry);
         Gauge.builder(MetricNames.FAIRNESS_INDEX, fairness::lastIndex).tag("pool", pool)
                 .description("Jain's index over backlogged tenants' weight-normalised service in the last 60 s window").register(registry);
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
@@ -186,6 +191,8 @@ public final class Worker implements AutoCloseable {
                 threads, reservedThreads, config.integer(Setting.WORKER_SHARED_NICE), readAhead(config));
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).description("jobs buffered in the worker's scheduler, waiting for a processing thread").register(registry);
         ReadAheadMetrics.bind(consumer, registry, pool, tenantTags, clock, housekeeping);
+        housekeeping.scheduleAtFixedRate(() -> saturated.sample(consumer.buffered() > 0 && consumer.runningShared() >= capacityThreads, System.nanoTime()),
+                1, 1, TimeUnit.SECONDS);
         consumer.onReadPast(t -> registry.counter(MetricNames.TENANT_READ_PAST, "pool", pool, "tenant", tenantTags.tag(t)).increment());
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         runner.dependencyDown(s3Down);

@@ -207,6 +207,11 @@ public final class JobConsumer implements AutoCloseable {
         return processors == null ? 0 : processors.running();
     }
 
+    /** Jobs running on the shared processing threads (not the reserved ones). */
+    public int runningShared() {
+        return processors == null ? 0 : processors.runningShared();
+    }
+
     /** What the processing threads report, queued for the poll thread (which alone touches the consumer). */
     private final class ToPollLoop implements ProcessingThreads.Sink {
         @Override

@@ -175,6 +175,13 @@ public final class ProcessingThreads {
         return running.get();
     }
 
+    /** Jobs running now on shared threads (the reserved ones left out). */
+    public int runningShared() {
+        int n = 0;
+        for (Running r : runningJobs.values()) if (r.slot() == JobScheduler.Slot.SHARED) n++;
+        return n;
+    }
+
     /** Threads alive and not replaced (all of them until {@link #stop}). */
     public int alive() {
         return (int) threads.stream().filter(t -> t.isAlive() && !retired.contains(t)).count();
