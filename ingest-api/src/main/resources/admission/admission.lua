@@ -6,7 +6,7 @@
 --
 -- KEYS[1] tenant hash fp:{t}:adm   (p, pt: guaranteed bucket; q, qt: ceiling bucket; d, dc: quota day, count)
 -- KEYS[2] tenant zset fp:{t}:leases (job id -> lease expiry, µs)
--- KEYS[3] pool hash   fp:{pool}:adm (g, gt: farm borrowing pool)
+-- KEYS[3] pool hash   fp:{pool}:adm:<worker pool> (g, gt: the pool's borrowing bucket, refilled at its capacity C)
 -- ARGV: 1 now µs or '' (use Redis TIME; tests pass a time), 2 op ('decide'|'charge'), 3 cost,
 --       4 rate, 5 burst, 6 ceil rate (0 = no borrowing), 7 ceil burst, 8 pool rate, 9 pool burst,
 --       10 daily quota, 11 day offset µs, 12 max concurrent, 13 lease ttl µs, 14 job id, 15 shadow mask
@@ -53,7 +53,7 @@ local maxconc, ttl = tonumber(ARGV[12]), tonumber(ARGV[13])
 local job, shadowmask = ARGV[14], tonumber(ARGV[15])
 local DAY = 86400000000
 local DEBT_FLOOR = -1000000000000000
-local borrow = crate > 0 and cburst > 0 and grate > 0
+local borrow = crate > 0 and cburst > 0 and grate > 0 and gburst > 0
 
 local h = redis.call('HMGET', KEYS[1], 'p', 'pt', 'q', 'qt', 'd', 'dc')
 local p = tonumber(h[1]) or burst

@@ -43,20 +43,25 @@ public final class StatusCommand implements Callable<Integer> {
         }
         JsonNode capacity = status.path("capacity");
         if (!capacity.isMissingNode()) {
-            out.printf("%n%-6s %-40s %s%n", "POOL", "MEASURED CAPACITY (cost units/s)", "GUARANTEES (tokens/s, active tenants)");
+            out.printf("%n%-6s %-34s %-22s %s%n", "POOL", "MEASURED CAPACITY (cost units/s)", "ADMITS (tokens/s)", "GUARANTEES (tokens/s, active tenants)");
             for (Iterator<Map.Entry<String, JsonNode>> it = capacity.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 JsonNode c = e.getValue();
-                String figure = c.has("error") ? "unknown (" + c.path("error").asText() + ")"
-                        : c.path("replicas").asInt() == 0 ? "- (no worker measured yet)"
+                String figure = c.path("replicas").asInt() == 0
+                        ? c.path("guaranteeCapacity").asDouble() > 0 ? "- (no live replica now)" : "- (no worker measured yet)"
                         : String.format(java.util.Locale.ROOT, "%.1f from %d replica%s", c.path("costPerSecond").asDouble(), c.path("replicas").asInt(),
                                 c.path("replicas").asInt() == 1 ? "" : "s");
+                String admits = c.path("admissionCapacity").asDouble() > 0
+                        ? String.format(java.util.Locale.ROOT, "%.1f", c.path("admissionCapacity").asDouble()) : "- (no capacity known)";
                 JsonNode over = c.path("overcommit");
+                double scale = c.path("guaranteeScale").asDouble(1);
                 String guaranteed = c.path("guarantees").isNumber()
-                        ? String.format(java.util.Locale.ROOT, "%.1f%s", c.path("guarantees").asDouble(),
-                                over.isNumber() ? String.format(java.util.Locale.ROOT, " (overcommit %.2fx%s)", over.asDouble(), over.asDouble() > 1 ? ": guarantees exceed capacity" : "") : "")
+                        ? String.format(java.util.Locale.ROOT, "%.1f from %d tenant%s%s%s", c.path("guarantees").asDouble(), c.path("activeTenants").asInt(),
+                                c.path("activeTenants").asInt() == 1 ? "" : "s",
+                                over.isNumber() ? String.format(java.util.Locale.ROOT, " (overcommit %.2fx%s)", over.asDouble(), over.asDouble() > 1 ? ": guarantees exceed capacity" : "") : "",
+                                scale < 1 ? String.format(java.util.Locale.ROOT, ", each scaled x%.3f", scale) : "")
                         : "-";
-                out.printf("%-6s %-40s %s%n", e.getKey(), figure, guaranteed);
+                out.printf("%-6s %-34s %-22s %s%n", e.getKey(), figure, admits, guaranteed);
             }
         }
     }

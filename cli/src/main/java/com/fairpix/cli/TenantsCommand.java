@@ -124,7 +124,7 @@ final class TenantsCommand {
             body.putAll(limits.asPatch());
             ApiClient api = admin.api();
             JsonNode created = api.postJson("/admin/v1/tenants", body);
-            warnIfOvercommitted(spec, api, created.path("tenant").path("pool").asText("cpu"));
+            warnIfOvercommitted(spec, api, created.path("tenant").path("pool").asText("cpu"), created.path("tenant").path("rate").asDouble(), 0);
             return ClientOptions.print(spec, admin.json(), created, out -> {
                 printHeader(out);
                 printRow(out, created.get("tenant"));
@@ -135,16 +135,27 @@ final class TenantsCommand {
     }
 
     /**
-     * After a change of guarantees: a warning on stderr when the pool's active tenants' guarantees add
-     * up to more than its measured capacity (best effort: no warning when the status cannot be read).
+     * After a change of guarantees: a warning on stderr when the pool's guarantees would add up to
+     * more than what it does (the measured capacity, or a pinned one: {@code guaranteeCapacity} in
+     * the status), so admission will scale them: the status's sum of active tenants' guarantees,
+     * less this tenant's previous rate ({@code previousRate}, 0 for a new tenant; the sum may hold
+     * it if the tenant is active), plus its new rate. Best effort: no warning when the status cannot
+     * be read or nothing measured yet.
+     *
+     * @param rate         the created or changed tenant's guaranteed rate, tokens/s
+     * @param previousRate its rate before the change, tokens/s (0 for a new tenant)
      */
-    static void warnIfOvercommitted(CommandSpec spec, ApiClient api, String pool) {
+    static void warnIfOvercommitted(CommandSpec spec, ApiClient api, String pool, double rate, double previousRate) {
         try {
             JsonNode c = api.get("/admin/v1/status").path("capacity").path(pool);
-            if (c.path("overcommit").isNumber() && c.path("overcommit").asDouble() > 1) {
+            double capacity = c.path("guaranteeCapacity").asDouble();
+            double active = c.path("guarantees").asDouble();
+            double guarantees = Math.max(rate, active - previousRate + rate);
+            if (capacity > 0 && guarantees > capacity) {
                 spec.commandLine().getErr().printf(java.util.Locale.ROOT,
-                        "warning: pool %s's guarantees (%.1f tokens/s) exceed its measured capacity (%.1f cost units/s): overcommit %.2fx%n",
-                        pool, c.path("guarantees").asDouble(), c.path("costPerSecond").asDouble(), c.path("overcommit").asDouble());
+                        "warning: pool %s's guarantees would add up to %.1f tokens/s (active tenants' %.1f, this tenant's rate %.1f -> %.1f), "
+                                + "more than it does (%.1f cost units/s): overcommit %.2fx; while they are active, admission scales every guarantee by %.3f%n",
+                        pool, guarantees, active, previousRate, rate, capacity, guarantees / capacity, capacity / guarantees);
                 spec.commandLine().getErr().flush();
             }
         } catch (Exception e) {
@@ -212,8 +223,9 @@ final class TenantsCommand {
 
         @Override
         JsonNode run(ApiClient api) throws Exception {
+            double previousRate = api.get("/admin/v1/tenants/" + id).path("rate").asDouble();
             JsonNode changed = api.patchJson("/admin/v1/tenants/" + id, limits.asPatch());
-            warnIfOvercommitted(spec, api, changed.path("pool").asText("cpu"));
+            warnIfOvercommitted(spec, api, changed.path("pool").asText("cpu"), changed.path("rate").asDouble(), previousRate);
             return changed;
         }
     }

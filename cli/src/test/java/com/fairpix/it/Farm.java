@@ -32,8 +32,20 @@ final class Farm {
 
     private Farm() {}
 
-    /** The stack's config with an admin token and random ports; aborts (or fails under scripts/test) without a stack. */
+    /**
+     * The stack's config with an admin token and random ports, and admission fixed: no farm capacity
+     * (no borrowing, guarantees as configured) and no backlog shedding. Each of these tests checks
+     * one mechanism (the scheduler under a flood that reached the queue, webhooks, breakers, ...)
+     * and pins what it needs; with the shipped defaults the farm's capacity is measured as the
+     * tests run, so a flood's admission would depend on which test ran before. {@link #shippedDefaults()}
+     * is the farm as shipped (FloodIT). Aborts (or fails under scripts/test) without a stack.
+     */
     static FairpixConfig config() {
+        return shippedDefaults().with(Setting.ADMISSION_FARM_CAPACITY, "0").with(Setting.BACKLOG_SOFT_SECONDS, "0").with(Setting.BACKLOG_HARD_SECONDS, "0");
+    }
+
+    /** The stack's config with an admin token and random ports, every other setting as shipped. */
+    static FairpixConfig shippedDefaults() {
         Map<String, String> env = new HashMap<>(System.getenv());
         if (!env.containsKey("FAIRPIX_KAFKA_BOOTSTRAP")) {
             String why = "the local stack is not running: run scripts/test (or scripts/stack up and source .fairpix/stack.env)";
@@ -43,6 +55,42 @@ final class Farm {
         env.put(Setting.ADMIN_TOKEN.env(), ADMIN_TOKEN);
         env.put(Setting.INGEST_PORT.env(), "0");
         return FairpixConfig.load(env, Map.of());
+    }
+
+    /**
+     * Drains what earlier tests left in the cpu queue with a worker of {@code config} (for tests that
+     * measure what a worker does: leftovers would share it), then asserts the queue is empty.
+     */
+    static void drainCpuQueue(FairpixConfig config) throws Exception {
+        try (var lag = new com.fairpix.autoscaler.signal.internal.KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10))) {
+            if (cpuLag(lag) == 0) return;
+            com.fairpix.worker.Worker cleaner = com.fairpix.worker.Worker.start(config.with(Setting.WORKER_PORT, "0"), 0);
+            try {
+                long deadline = System.nanoTime() + 120_000_000_000L;
+                while (cpuLag(lag) > 0 && System.nanoTime() < deadline) Thread.sleep(500);
+            } finally {
+                cleaner.stop(Duration.ofSeconds(10));
+            }
+            Assertions.assertEquals(0, cpuLag(lag), "the cpu queue is empty before the test");
+        }
+    }
+
+    /** The cpu queue's lag in messages; 0 when its topic does not exist yet (a fresh stack: the test may run first). */
+    static long cpuLag(com.fairpix.autoscaler.signal.internal.KafkaLagReader lag) throws Exception {
+        try {
+            return lag.lagByPartition("cpu").values().stream().mapToLong(Long::longValue).sum();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) return 0;
+            throw e;
+        }
+    }
+
+    /** {@code GET /admin/v1/status} of the ingest on {@code port}, asserted 200. */
+    static JsonNode adminStatus(int port) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/v1/status"))
+                .header("Authorization", "Bearer " + ADMIN_TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+        Assertions.assertEquals(200, r.statusCode(), r.body());
+        return Json.mapper().readTree(r.body());
     }
 
     /** The shared corpus beside the repository. */

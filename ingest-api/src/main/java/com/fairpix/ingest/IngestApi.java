@@ -30,6 +30,7 @@ import com.fairpix.core.job.SpecLimits;
 import com.fairpix.ingest.http.UploadReader;
 import com.fairpix.ingest.http.RefusalBudget;
 import com.fairpix.ingest.http.UploadSlots;
+import com.fairpix.ingest.capacity.FarmCapacity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -51,12 +52,14 @@ public final class IngestApi implements AutoCloseable {
     private final TenantDirectory directory;
     private final OverloadGuard overload;
     private final RefusalBudget refusals;
+    private final FarmCapacity capacity;
 
     private final Javalin metricsApp;
 
     private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
-                      OverloadGuard overload, Javalin metricsApp, RefusalBudget refusals) {
+                      OverloadGuard overload, Javalin metricsApp, RefusalBudget refusals, FarmCapacity capacity) {
         this.metricsApp = metricsApp;
+        this.capacity = capacity;
         this.refusals = refusals;
         this.directory = directory;
         this.overload = overload;
@@ -89,7 +92,10 @@ public final class IngestApi implements AutoCloseable {
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
         com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
-        Admission admission = Admissions.redis(redis, admissionConfig, registry, tenantTags, clock);
+        java.util.List<String> pools = java.util.List.of("cpu", "gpu");
+        FarmCapacity capacity = new FarmCapacity(redis, directory::byId, pools, admissionConfig.farmCapacity(),
+                config.decimal(Setting.ADMISSION_CAPACITY_HEADROOM), clock).bindTo(registry).start();
+        Admission admission = Admissions.redis(redis, admissionConfig, capacity, registry, tenantTags, clock);
         Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
@@ -108,7 +114,11 @@ public final class IngestApi implements AutoCloseable {
         int port = config.integer(Setting.INGEST_PORT);
         // Default node id host:port; with port 0 (tests) the port is not known yet, so a random suffix.
         String defaultNode = host + ":" + (port != 0 ? Integer.toString(port) : "0-" + java.util.UUID.randomUUID().toString().substring(0, 6));
-        OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), breakers, redis,
+        // The ramp scales the farm's capacity: a pinned one (once, though each pool gets it), else the
+        // pools' measured capacities as admission hands them out.
+        java.util.function.DoubleSupplier rampCapacity = admissionConfig.farmCapacity() > 0 ? admissionConfig::farmCapacity
+                : () -> pools.stream().mapToDouble(p -> capacity.of(p).capacity()).sum();
+        OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), rampCapacity, breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
                 overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE))).specLimits(specLimits);
@@ -124,11 +134,11 @@ public final class IngestApi implements AutoCloseable {
                 new AdminController(auth, tenants, jobs,
                         new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
                         webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),
-                new StatusController(auth, overload, new com.fairpix.core.capacity.PoolCapacity(redis), tenants, java.util.List.of("cpu", "gpu"), clock));
+                new StatusController(auth, overload, capacity, pools));
         app.start(host, port);
         Javalin metricsApp = metricsAccess.start(registry, host);
         log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
-        return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp, refusals);
+        return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp, refusals, capacity);
     }
 
     /** The port actually bound (useful with port 0). */
@@ -158,6 +168,7 @@ public final class IngestApi implements AutoCloseable {
 
     @Override
     public void close() {
+        capacity.close();
         overload.close();
         directory.close();
         app.stop();

@@ -163,6 +163,9 @@ public final class FairpixConfig {
         for (Setting s : List.of(Setting.RAMP_CAPACITY, Setting.BACKLOG_JOB_SECONDS, Setting.BACKLOG_SOFT_SECONDS, Setting.BACKLOG_HARD_SECONDS)) {
             if (!(decimal(s) >= 0)) throw new IllegalArgumentException(s.env() + " must be >= 0");
         }
+        if (!(decimal(Setting.ADMISSION_CAPACITY_HEADROOM) >= 1) || decimal(Setting.ADMISSION_CAPACITY_HEADROOM) > 100) {
+            throw new IllegalArgumentException(Setting.ADMISSION_CAPACITY_HEADROOM.env() + " must be 1..100, got " + get(Setting.ADMISSION_CAPACITY_HEADROOM));
+        }
         double share = decimal(Setting.BACKLOG_RESERVED_SHARE);
         if (!(share >= 0 && share <= 1)) throw new IllegalArgumentException(Setting.BACKLOG_RESERVED_SHARE.env() + " must be in [0, 1], got " + share);
         String pool = get(Setting.WORKER_POOL);

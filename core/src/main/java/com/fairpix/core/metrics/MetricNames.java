@@ -9,6 +9,16 @@ public final class MetricNames {
     public static final String UPLOAD_BYTES = "fairpix.upload.bytes";
     /** A worker replica's measured capacity, cost units/s (tag pool). */
     public static final String WORKER_CAPACITY = "fairpix.worker.capacity.cost.per.second";
+    /** Capacity C admission hands out in a pool, tokens/s (gauge, tag pool). */
+    public static final String ADMISSION_CAPACITY = "fairpix.admission.capacity.tokens.per.second";
+    /** Sum of the guarantees of a pool's active tenants, tokens/s (gauge, tag pool). */
+    public static final String ADMISSION_GUARANTEES = "fairpix.admission.guarantees.tokens.per.second";
+    /** Σ guarantees ÷ a pool's measured capacity (gauge, tag pool). */
+    public static final String ADMISSION_OVERCOMMIT = "fairpix.admission.overcommit.ratio";
+    /** The factor on a pool's guaranteed rates, (0, 1] (gauge, tag pool). */
+    public static final String ADMISSION_GUARANTEE_SCALE = "fairpix.admission.guarantee.scale";
+    /** A pool's tenants active in the window (gauge, tag pool). */
+    public static final String ADMISSION_ACTIVE_TENANTS = "fairpix.admission.active.tenants";
     /** Uploads answered 429 too-many-refusals before their body was read (tag: outcome throttled), and refusals charged (outcome charged). */
     public static final String UPLOAD_REFUSALS = "fairpix.upload.refusals";
     public static final String JOBS_COMPLETED = "fairpix.jobs.completed";

@@ -81,7 +81,10 @@ public final class RedisKeys {
     /** Cost units (admission tokens) of the jobs accepted for {@code pool} in that second, all ingest nodes; a float, expires like the job count. */
     public static String submittedCostPerSecond(String pool, long epochSecond) { return "fp:qps-cost:" + pool + ":" + epochSecond; }
 
-    /** Sorted set of the tenants that submitted to a pool, scored by their last submission (epoch seconds). */
+    /**
+     * Sorted set of the tenants that submitted to a pool, scored by their last submission (epoch
+     * seconds): the autoscaler's per-tenant view and ingest's sum of active tenants' guarantees.
+     */
     public static String activeTenants(String pool) { return "fp:active:" + pool; }
 
     /**
@@ -95,10 +98,11 @@ public final class RedisKeys {
     public static String admissionLeases(String tenant) { return "fp:{" + tenant + "}:leases"; }
 
     /**
-     * The farm-wide borrowing pool (one hash; its own slot in Redis Cluster). Touched by every
-     * admission when borrowing is on; see docs/admission.md for the Cluster caveat.
+     * A worker pool's borrowing bucket (one hash per pool, refilled at the pool's capacity C; its
+     * own slot in Redis Cluster). Touched by every admission of the pool's tenants when borrowing is
+     * on; see docs/admission.md for the Cluster caveat.
      */
-    public static String admissionPool() { return "fp:{pool}:adm"; }
+    public static String admissionPool(String pool) { return "fp:{pool}:adm:" + pool; }
 
     /**
      * Pub/sub channel of overload state: each ingest node publishes its breakers, ramp start and

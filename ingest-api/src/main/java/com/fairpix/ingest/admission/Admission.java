@@ -17,15 +17,23 @@ public interface Admission {
      * Decides, and when admitted charges every policy at once (atomically: no check-then-act race).
      *
      * @param tenant   the tenant as loaded for this request (its limits are read here)
+     * @param pool     the worker pool the job goes to (whose capacity it borrows from and whose
+     *                 share scales the tenant's guarantee)
      * @param costNano the job's cost, nanotokens ({@link Cost})
      * @param jobId    the job's id; admitted jobs hold a concurrency lease under it until
      *                 {@link #release} or the lease TTL
      */
-    Decision decide(Tenant tenant, long costNano, String jobId);
+    Decision decide(Tenant tenant, String pool, long costNano, String jobId);
+
+    /** {@link #decide(Tenant, String, long, String)} for a job of the tenant's own pool. */
+    default Decision decide(Tenant tenant, long costNano, String jobId) {
+        return decide(tenant, tenant.pool(), costNano, jobId);
+    }
 
     /**
      * Charges cost known only after the fact (e.g. real work above the estimate), forced: the
-     * guaranteed bucket may go negative (debt), delaying the tenant's next admissions.
+     * guaranteed bucket may go negative (debt), delaying the tenant's next admissions. Against the
+     * tenant's own pool's share and borrowing bucket ({@link Tenant#pool()}).
      */
     void charge(Tenant tenant, long costNano);
 

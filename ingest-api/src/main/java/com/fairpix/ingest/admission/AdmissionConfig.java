@@ -12,8 +12,9 @@ import java.util.Set;
  * Farm-wide admission settings (per-tenant limits come from the tenant record). Keys and docs are
  * declared once in {@link Setting} ({@code admission.*}).
  *
- * @param farmCapacity     farm capacity C, tokens/s; 0 = no borrowing pool
- * @param poolBurst        size of the borrowing pool, tokens (0 = one second of capacity)
+ * @param farmCapacity     farm capacity C of every pool, tokens/s, pinned; {@link #MEASURED} = each pool's measured
+ *                         capacity (the ingest's {@code FarmCapacity}); 0 = none (no borrowing, guarantees unscaled)
+ * @param poolBurst        size of a pool's borrowing bucket, tokens (0 = one second of capacity)
  * @param ceilingFactor    a tenant's ceiling rate as a multiple of its guaranteed rate (≥ 1)
  * @param costBase         tokens every job costs
  * @param costPerMegapixel tokens per decoded megapixel per variant
@@ -36,10 +37,14 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
         CLOSED
     }
 
+    /** {@link #farmCapacity()} when each pool's capacity is measured ({@code admission.farm-capacity=measured}, the default). */
+    public static final double MEASURED = -1;
+
     public AdmissionConfig {
         shadow = shadow.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(shadow));
     }
 
+    /** In-memory defaults for tests and benches: no farm capacity (no borrowing), everything else as shipped. */
     public static AdmissionConfig defaults() {
         return new AdmissionConfig(0, 0, 2, 0, 1, Duration.ofMinutes(15), RedisDown.OPEN, 1, Set.of(), Duration.ZERO, Duration.ofSeconds(1));
     }
@@ -55,7 +60,8 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
             case "closed" -> RedisDown.CLOSED;
             default -> throw new IllegalArgumentException(Setting.ADMISSION_REDIS_DOWN.env() + " must be open or closed");
         };
-        AdmissionConfig c = new AdmissionConfig(number(config, Setting.ADMISSION_FARM_CAPACITY), number(config, Setting.ADMISSION_POOL_BURST),
+        String capacity = config.get(Setting.ADMISSION_FARM_CAPACITY).trim();
+        AdmissionConfig c = new AdmissionConfig(capacity.equalsIgnoreCase("measured") ? MEASURED : number(config, Setting.ADMISSION_FARM_CAPACITY), number(config, Setting.ADMISSION_POOL_BURST),
                 number(config, Setting.ADMISSION_CEILING_FACTOR), number(config, Setting.ADMISSION_COST_BASE),
                 number(config, Setting.ADMISSION_COST_PER_MEGAPIXEL), Duration.ofSeconds(config.longValue(Setting.ADMISSION_LEASE_TTL_SECONDS)),
                 down, config.integer(Setting.ADMISSION_NODES), shadow, Duration.ofSeconds(config.longValue(Setting.ADMISSION_DAY_OFFSET_SECONDS)),
@@ -68,7 +74,10 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
     /** Every problem with these values, each naming its setting; empty when valid. */
     public List<String> problems() {
         List<String> p = new ArrayList<>();
-        if (!(farmCapacity >= 0) || farmCapacity > Limits.MAX_RATE) p.add(Setting.ADMISSION_FARM_CAPACITY.env() + " must be 0.." + (long) Limits.MAX_RATE + " tokens/s");
+        if (farmCapacity != MEASURED && (!(farmCapacity >= 0) || farmCapacity > Limits.MAX_RATE)) {
+            // (-1 written as a number is MEASURED too: the record cannot tell them apart.)
+            p.add(Setting.ADMISSION_FARM_CAPACITY.env() + " must be measured or 0.." + (long) Limits.MAX_RATE + " tokens/s");
+        }
         if (!(poolBurst >= 0) || poolBurst > Limits.MAX_BURST) p.add(Setting.ADMISSION_POOL_BURST.env() + " must be 0.." + (long) Limits.MAX_BURST + " tokens");
         if (!(ceilingFactor >= 1)) p.add(Setting.ADMISSION_CEILING_FACTOR.env() + " must be >= 1");
         if (!(costBase >= 0)) p.add(Setting.ADMISSION_COST_BASE.env() + " must be >= 0");
@@ -80,14 +89,8 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
         return p;
     }
 
-    /** Whether the farm lends unused guarantees (a capacity is set and tenants may exceed their rate). */
-    public boolean borrowing() { return farmCapacity > 0 && ceilingFactor > 1; }
-
-    /** The pool's refill rate, millitokens/s. */
-    public long poolRateMilli() { return farmCapacity > 0 ? Limits.milli(farmCapacity) : 0; }
-
-    /** The pool's size, nanotokens. */
-    public long poolBurstNano() { return farmCapacity <= 0 ? 0 : Limits.nano(poolBurst > 0 ? poolBurst : Math.min(farmCapacity, Limits.MAX_BURST)); }
+    /** Whether each pool's capacity is measured rather than pinned. */
+    public boolean measuredCapacity() { return farmCapacity == MEASURED; }
 
     public int shadowMask() { return Policy.mask(shadow); }
 

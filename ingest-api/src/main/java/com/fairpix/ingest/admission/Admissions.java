@@ -13,9 +13,17 @@ import redis.clients.jedis.UnifiedJedis;
 public final class Admissions {
     private Admissions() {}
 
-    /** The production limiter: Redis-shared, with the configured outage policy, metered. */
+    /** The production limiter: Redis-shared, with the configured outage policy, metered; the config's own capacity (pinned, or none). */
     public static Admission redis(UnifiedJedis redis, AdmissionConfig config, MeterRegistry registry, TenantTags tenantTags, Clock clock) {
-        return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config), config, clock), registry, tenantTags);
+        return redis(redis, config, FarmShare.fixed(config.farmCapacity()), registry, tenantTags, clock);
+    }
+
+    /**
+     * The production limiter with each pool's share read from {@code share} on every decision
+     * (the ingest's measured {@code FarmCapacity}).
+     */
+    public static Admission redis(UnifiedJedis redis, AdmissionConfig config, FarmShare share, MeterRegistry registry, TenantTags tenantTags, Clock clock) {
+        return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config, share), config, share, clock), registry, tenantTags);
     }
 
     /** One node, in memory, on {@code clock}. */

@@ -21,34 +21,57 @@ import com.fairpix.core.tenant.Tenant;
  * @param dayOffsetMicros  start of the quota day after 00:00 UTC, µs
  * @param maxConcurrent    leases held at once
  * @param leaseTtlMicros   lifetime of a lease the worker never released, µs
+ * @param poolRateMilli    refill rate of the tenant's pool's borrowing bucket (the farm capacity C), millitokens/s; 0 = no borrowing
+ * @param poolBurstNano    size of that bucket, nanotokens; 0 = no borrowing
  */
 public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ceilBurstNano,
-                     long dailyQuota, long dayOffsetMicros, int maxConcurrent, long leaseTtlMicros) {
+                     long dailyQuota, long dayOffsetMicros, int maxConcurrent, long leaseTtlMicros,
+                     long poolRateMilli, long poolBurstNano) {
     /** Largest rate accepted, tokens/s; larger ones are clamped (keeps every product below 2^53). */
     public static final double MAX_RATE = 1_000_000;
     /** Largest burst accepted, tokens; larger ones are clamped. */
     public static final double MAX_BURST = 1_000_000;
     public static final long NANO = 1_000_000_000L;
 
+    /** The limits with the config's own capacity (a pinned {@code admission.farm-capacity}, or none), guarantees unscaled. */
     public static Limits of(Tenant tenant, AdmissionConfig config) {
-        double rate = Math.min(tenant.rate(), MAX_RATE);
+        return of(tenant, config, FarmShare.fixed(config.farmCapacity()).of(tenant.pool()));
+    }
+
+    /**
+     * The limits of {@code tenant} in a pool whose share is {@code share}: the guaranteed rate is
+     * the tenant's rate × the share's guarantee scale (guarantees as shares of the capacity C); the
+     * burst is not scaled (a job that fits the tenant's burst keeps fitting: a 422 is about the job,
+     * never about the farm's size today). With C known and {@code admission.ceiling-factor} above 1
+     * the tenant may borrow up to {@code ceil = min(C, rate × ceiling-factor)}, from its configured,
+     * unscaled rate: a guarantee scaled down by other tenants' guarantees still borrows what they
+     * leave idle.
+     */
+    public static Limits of(Tenant tenant, AdmissionConfig config, FarmShare.Share share) {
+        double configured = Math.min(tenant.rate(), MAX_RATE);
+        double rate = configured * share.guaranteeScale();
         double burst = Math.min(tenant.burst(), MAX_BURST);
         long ceilRate = 0;
         long ceilBurst = 0;
-        if (config.borrowing()) {
-            double ceil = Math.min(rate * config.ceilingFactor(), config.farmCapacity());
+        long poolRate = 0;
+        long poolBurst = 0;
+        double capacity = share.capacity();
+        if (capacity > 0 && config.ceilingFactor() > 1) {
+            double ceil = Math.min(configured * config.ceilingFactor(), capacity);
             if (ceil > rate) {
                 ceilRate = milli(ceil);
-                // The ceiling bucket spans the same time as the guarantee's (HTB's cburst).
-                ceilBurst = nano(Math.min(MAX_BURST, burst * ceil / rate));
+                // The ceiling bucket spans the time the configured guarantee's bucket spans (HTB's cburst).
+                ceilBurst = nano(Math.min(MAX_BURST, burst * ceil / configured));
+                poolRate = milli(capacity);
+                poolBurst = nano(config.poolBurst() > 0 ? config.poolBurst() : Math.min(capacity, MAX_BURST));
             }
         }
         return new Limits(milli(rate), nano(burst), ceilRate, ceilBurst, tenant.dailyQuota(),
-                config.dayOffset().toNanos() / 1000, tenant.maxConcurrentJobs(), config.leaseTtl().toNanos() / 1000);
+                config.dayOffset().toNanos() / 1000, tenant.maxConcurrentJobs(), config.leaseTtl().toNanos() / 1000, poolRate, poolBurst);
     }
 
     /** Whether the tenant may borrow from the farm's pool above its guarantee. */
-    public boolean borrowing() { return ceilRateMilli > 0 && ceilBurstNano > 0; }
+    public boolean borrowing() { return ceilRateMilli > 0 && ceilBurstNano > 0 && poolRateMilli > 0 && poolBurstNano > 0; }
 
     /** The largest cost that can ever be admitted, nanotokens. */
     public long maxCostNano() { return borrowing() ? Math.max(burstNano, ceilBurstNano) : burstNano; }
@@ -59,9 +82,9 @@ public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ce
      * most what one shared bucket would.
      */
     public Limits perNode(int nodes) {
-        if (nodes <= 1) return new Limits(rateMilli, burstNano, 0, 0, dailyQuota, dayOffsetMicros, maxConcurrent, leaseTtlMicros);
+        if (nodes <= 1) return new Limits(rateMilli, burstNano, 0, 0, dailyQuota, dayOffsetMicros, maxConcurrent, leaseTtlMicros, 0, 0);
         return new Limits(Math.max(1, rateMilli / nodes), Math.max(1, burstNano / nodes), 0, 0,
-                dailyQuota / nodes, dayOffsetMicros, Math.max(1, maxConcurrent / nodes), leaseTtlMicros);
+                dailyQuota / nodes, dayOffsetMicros, Math.max(1, maxConcurrent / nodes), leaseTtlMicros, 0, 0);
     }
 
     public static long milli(double tokensPerSecond) { return Math.max(1, Math.round(tokensPerSecond * 1000)); }

@@ -153,7 +153,7 @@ public final class JobSubmitter {
         Decision decision = null;
         try {
             // Admission after validation and the header read (the cost needs the pixels), before any write.
-            decision = admission.decide(tenant, Cost.ofJob(admissionConfig, header.pixels(), outputs), jobId);
+            decision = admission.decide(tenant, pool, Cost.ofJob(admissionConfig, header.pixels(), outputs), jobId);
             if (!decision.allowed()) throw RateLimitFields.problem(tenant, decision);
             overload.checkAdmitted(tenant, pool, decision);
             Instant now = clock.instant();
@@ -183,7 +183,8 @@ public final class JobSubmitter {
      * expire after 120 s), which the autoscaler sums into ingest QPS and mean cost per job across all
      * ingest nodes, and the tenant's last submission time in the pool's
      * active-tenant set (so the autoscaler's per-tenant view lists tenants with recent work, not
-     * every tenant whose partition has lag). Best effort: the job is already accepted, and a lost
+     * every tenant whose partition has lag, and ingest's {@code FarmCapacity} sums the guarantees of
+     * the tenants using the pool). Best effort: the job is already accepted, and a lost
      * count only makes the autoscaler's reading a little low.
      */
     private void countForAutoscaler(String pool, String tenant, Instant now, double cost) {

@@ -11,7 +11,8 @@ import java.time.Duration;
  * @param rampStart      admission level right after recovery, fraction of normal (0, 1]
  * @param rampFactor     multiplier per ramp step (&gt; 1)
  * @param rampStep       time between ramp steps
- * @param rampCapacity   normal admission capacity the ramp scales, tokens/s; 0 = scale by request share
+ * @param rampCapacity   normal admission capacity the ramp scales, tokens/s, pinned; 0 = the farm's capacity as
+ *                       admission knows it (the guard's supplier), and with none known scale by request share
  * @param jobSeconds     average work-seconds of one queued job
  * @param softSeconds    backlog bound above which borrowed traffic is shed, work-seconds; 0 = off
  * @param hardSeconds    backlog bound above which all but the reserved share is shed, work-seconds; 0 = off
@@ -27,10 +28,9 @@ public record OverloadConfig(double rampStart, double rampFactor, Duration rampS
 
     /** @param defaultNodeId used when {@code overload.node-id} is empty (host:port) */
     public static OverloadConfig from(FairpixConfig c, String defaultNodeId) {
-        double capacity = c.decimal(Setting.RAMP_CAPACITY) > 0 ? c.decimal(Setting.RAMP_CAPACITY) : c.decimal(Setting.ADMISSION_FARM_CAPACITY);
         String node = c.get(Setting.NODE_ID).isBlank() ? defaultNodeId : c.get(Setting.NODE_ID).trim();
         return new OverloadConfig(c.decimal(Setting.RAMP_START), c.decimal(Setting.RAMP_FACTOR), Duration.ofMillis(c.longValue(Setting.RAMP_STEP_MS)),
-                capacity, c.decimal(Setting.BACKLOG_JOB_SECONDS), c.decimal(Setting.BACKLOG_SOFT_SECONDS), c.decimal(Setting.BACKLOG_HARD_SECONDS),
+                c.decimal(Setting.RAMP_CAPACITY), c.decimal(Setting.BACKLOG_JOB_SECONDS), c.decimal(Setting.BACKLOG_SOFT_SECONDS), c.decimal(Setting.BACKLOG_HARD_SECONDS),
                 c.decimal(Setting.BACKLOG_RESERVED_SHARE), Duration.ofMillis(c.longValue(Setting.BACKLOG_READ_MS)),
                 Duration.ofMillis(c.longValue(Setting.KAFKA_PRODUCE_TIMEOUT_MS)), Duration.ofMillis(c.longValue(Setting.BREAKER_OPEN_MS)), node);
     }

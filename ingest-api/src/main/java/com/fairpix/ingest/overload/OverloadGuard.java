@@ -44,6 +44,7 @@ public final class OverloadGuard implements AutoCloseable {
     private static final long TICK_MS = 100;
 
     private final OverloadConfig config;
+    private final java.util.function.DoubleSupplier farmCapacity;
     private final Breakers breakers;
     private final Clock clock;
     private final MeterRegistry meters;
@@ -61,9 +62,10 @@ public final class OverloadGuard implements AutoCloseable {
     private volatile NodeState lastPublished;
     private long lastPublishMillis;
 
-    private OverloadGuard(OverloadConfig config, Breakers breakers, UnifiedJedis redis, UnifiedJedis subscriber, String kafkaBootstrap,
-                          MeterRegistry meters, Clock clock) {
+    private OverloadGuard(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity, Breakers breakers, UnifiedJedis redis,
+                          UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock) {
         this.config = config;
+        this.farmCapacity = farmCapacity;
         this.breakers = breakers;
         this.clock = clock;
         this.meters = meters;
@@ -84,10 +86,12 @@ public final class OverloadGuard implements AutoCloseable {
     /**
      * @param redis      short-timeout client (publishing, node registry)
      * @param subscriber no-read-timeout client for the control subscription; closed with the guard
+     * @param farmCapacity the farm's admission capacity now, tokens/s (0: unknown), which the ramp
+     *                     scales unless {@code overload.ramp.capacity} pins one
      */
-    public static OverloadGuard start(OverloadConfig config, Breakers breakers, UnifiedJedis redis, UnifiedJedis subscriber,
-                                      String kafkaBootstrap, MeterRegistry meters, Clock clock) {
-        OverloadGuard g = new OverloadGuard(config, breakers, redis, subscriber, kafkaBootstrap, meters, clock);
+    public static OverloadGuard start(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity, Breakers breakers, UnifiedJedis redis,
+                                      UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock) {
+        OverloadGuard g = new OverloadGuard(config, farmCapacity, breakers, redis, subscriber, kafkaBootstrap, meters, clock);
         g.channel.start();
         g.timer.scheduleWithFixedDelay(g::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
         if (g.backlog != null) g.timer.scheduleWithFixedDelay(g::readBacklog, 0, config.backlogRead().toMillis(), TimeUnit.MILLISECONDS);
@@ -144,8 +148,10 @@ public final class OverloadGuard implements AutoCloseable {
         if (l < 1.0 && !probing) {
             int retry = (int) Math.max(1, Math.ceilDiv(config.rampStep().toMillis(), 1000));
             if (borrowed) throw shed("ramp", "The farm is recovering at " + percent(l) + " of its capacity; traffic above tenants' guarantees waits until the ramp ends.", retry);
-            boolean fits = config.rampCapacity() > 0
-                    ? rampBucket.tryTake(l * config.rampCapacity() / liveNodes, d.costNano() / (double) Limits.NANO)
+            double capacity = config.rampCapacity() > 0 ? config.rampCapacity() : farmCapacity.getAsDouble();
+            // In tokens/s of the farm's capacity when it is known; a fraction of requests before any is.
+            boolean fits = capacity > 0
+                    ? rampBucket.tryTake(l * capacity / liveNodes, d.costNano() / (double) Limits.NANO)
                     : ThreadLocalRandom.current().nextDouble() < l;
             if (!fits) throw shed("ramp", "The farm is recovering at " + percent(l) + " of its capacity (overload.ramp.*); try again shortly.", retry);
         }

@@ -22,7 +22,12 @@ public abstract class AdmissionContract {
     protected MutableClock clock;
 
     /** A limiter node on {@code clock}; two calls with the same config share state (two ingest nodes). */
-    protected abstract Admission node(AdmissionConfig config, MutableClock clock);
+    protected Admission node(AdmissionConfig config, MutableClock clock) {
+        return node(config, FarmShare.fixed(config.farmCapacity()), clock);
+    }
+
+    /** A limiter node that reads each pool's capacity and guarantee scale from {@code share}. */
+    protected abstract Admission node(AdmissionConfig config, FarmShare share, MutableClock clock);
 
     /** Whether a scenario may make a million decisions (in memory) or should use the equivalent large-cost form. */
     protected boolean cheapDecisions() { return true; }
@@ -236,6 +241,64 @@ public abstract class AdmissionContract {
         assertThat(aOk).as("none of A's requests at its guarantee is rejected").isEqualTo(300);
         double cRate = cLate / ((nextC - t0 - 5_000_000) / 1e6);
         assertThat(cRate).as("C drops to what is left: 100 - 30 = 70/s").isBetween(60.0, 75.0);
+    }
+
+    /**
+     * Guarantees are shares of what exists: capacity 20 tokens/s, a flooder guaranteed 200/s and B
+     * guaranteed 20/s (Σ 220, so each is scaled by 20/220). The flooder asks 200/s for 60 s; B asks
+     * 1.6/s, under its scaled guarantee of 1.82/s. B is never rejected, and the flooder, whose
+     * configured rate is 10× the farm, gets what B leaves of the 20/s (its scaled guarantee plus
+     * what it borrows), not 200/s.
+     */
+    @Test
+    void a17_guaranteesAboveTheCapacityAreHonouredAsSharesOfIt() {
+        resetPool();
+        AdmissionConfig config = AdmissionConfig.defaults().withFarmCapacity(AdmissionConfig.MEASURED, 2);
+        FarmShare.Share share = FarmShare.Share.of(20, 220);
+        assertThat(share.guaranteeScale()).isCloseTo(20 / 220.0, org.assertj.core.api.Assertions.within(1e-12));
+        Admission a = node(config, pool -> share, clock);
+        Tenant flooder = tenant(id("a17f"), 200, 10);
+        Tenant b = tenant(id("a17b"), 20, 10);
+        long t0 = clock.micros();
+        long nextF = t0, nextB = t0;
+        int bSent = 0, bOk = 0, fOk = 0, fLate = 0;
+        while (nextF - t0 < 60_000_000L) {
+            if (nextB <= nextF) {
+                clock.set(Instant.EPOCH.plusNanos(nextB * 1000));
+                bSent++;
+                if (ask(a, b, 1)) bOk++;
+                nextB += 625_000;
+            } else {
+                clock.set(Instant.EPOCH.plusNanos(nextF * 1000));
+                if (ask(a, flooder, 1)) {
+                    fOk++;
+                    if (nextF - t0 >= 10_000_000L) fLate++;
+                }
+                nextF += 5_000;
+            }
+        }
+        assertThat(bOk).as("none of B's requests within its scaled guarantee is rejected").isEqualTo(bSent);
+        double fRate = fLate / 50.0;
+        assertThat(fRate).as("the flooder gets the capacity B leaves: 20 - 1.6 = 18.4/s, not its configured 200/s").isBetween(17.0, 19.0);
+        assertThat(fOk).as("over the whole minute: bursts (10 + 20) plus 60 s at about 18.4/s").isLessThan(18 * 60 + 60);
+    }
+
+    /** Each pool lends its own capacity: a cpu tenant that drains the cpu pool's borrowing bucket leaves the gpu pool's whole. */
+    @Test
+    void a18_eachPoolBorrowsFromItsOwnCapacity() {
+        resetPool();
+        AdmissionConfig config = AdmissionConfig.defaults().withFarmCapacity(AdmissionConfig.MEASURED, 10);
+        FarmShare.Share share = FarmShare.Share.of(10, 0);
+        Admission a = node(config, pool -> share, clock);
+        Tenant cpu = tenant(id("a18c"), 1, 1);
+        Tenant gpu = tenant(id("a18g"), 1, 1);
+        // The guarantee's 1 token, then the ceiling (min(10, 1 × 10) = 10/s, bucket 10) and the pool (10 tokens).
+        assertThat(count(a, cpu, 20, 1)).as("cpu: 1 guaranteed + 9 borrowed (the pool's 10 less the guaranteed one)").isEqualTo(10);
+        Decision d = a.decide(gpu, "gpu", tokens(1), null);
+        assertThat(d.allowed()).isTrue();
+        int gpuOk = 1;
+        for (int i = 0; i < 19; i++) if (a.decide(gpu, "gpu", tokens(1), null).allowed()) gpuOk++;
+        assertThat(gpuOk).as("the gpu pool was untouched by the cpu tenant").isEqualTo(10);
     }
 
     @Test

@@ -28,10 +28,10 @@ class FailoverAdmissionTest {
 
         Flaky(AdmissionConfig config, MutableClock clock) { inner = new LocalAdmission(config, clock); }
 
-        @Override public Decision decide(Tenant t, long cost, String jobId) {
+        @Override public Decision decide(Tenant t, String pool, long cost, String jobId) {
             calls++;
             if (!up) throw new JedisConnectionException("Connection refused");
-            return inner.decide(t, cost, jobId);
+            return inner.decide(t, pool, cost, jobId);
         }
         @Override public void charge(Tenant t, long cost) { if (!up) throw new JedisConnectionException("down"); inner.charge(t, cost); }
         @Override public void release(String t, String j) { if (!up) throw new JedisConnectionException("down"); inner.release(t, j); }

@@ -16,9 +16,9 @@ class LocalAdmissionTest extends AdmissionContract {
     private final Map<AdmissionConfig, Admission> nodes = new IdentityHashMap<>();
 
     @Override
-    protected Admission node(AdmissionConfig config, MutableClock clock) {
+    protected Admission node(AdmissionConfig config, FarmShare share, MutableClock clock) {
         // One JVM: "two nodes" share the one in-memory state.
-        return nodes.computeIfAbsent(config, c -> new LocalAdmission(c, clock));
+        return nodes.computeIfAbsent(config, c -> new LocalAdmission(c, clock, share, java.util.function.UnaryOperator.identity()));
     }
 
     @Test

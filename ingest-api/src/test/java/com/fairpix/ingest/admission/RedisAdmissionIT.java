@@ -59,15 +59,15 @@ class RedisAdmissionIT extends AdmissionContract {
     }
 
     @Override
-    protected Admission node(AdmissionConfig config, MutableClock clock) {
-        return new RedisAdmission(redis, config, clock::micros);
+    protected Admission node(AdmissionConfig config, FarmShare share, MutableClock clock) {
+        return new RedisAdmission(redis, config, share, clock::micros);
     }
 
     @Override
     protected boolean cheapDecisions() { return false; }
 
     @Override
-    protected void resetPool() { redis.del(RedisKeys.admissionPool()); }
+    protected void resetPool() { redis.del(RedisKeys.admissionPool("cpu"), RedisKeys.admissionPool("gpu")); }
 
     @Test
     void a6_fiveThousandConcurrentRequestsAllAdmittedOneRoundTripEach() throws Exception {

@@ -29,17 +29,22 @@ public final class FailoverAdmission implements Admission {
     private final AtomicLong downUntilMillis = new AtomicLong(Long.MIN_VALUE);
 
     public FailoverAdmission(Admission shared, AdmissionConfig config, Clock clock) {
+        this(shared, config, com.fairpix.ingest.admission.FarmShare.fixed(config.farmCapacity()), clock);
+    }
+
+    /** @param share the pools' shares; the fallback scales guarantees by them too (it never borrows) */
+    public FailoverAdmission(Admission shared, AdmissionConfig config, com.fairpix.ingest.admission.FarmShare share, Clock clock) {
         this.shared = shared;
         this.config = config;
         this.clock = clock;
-        this.local = new LocalAdmission(config, clock, l -> l.perNode(config.nodes()));
+        this.local = new LocalAdmission(config, clock, share, l -> l.perNode(config.nodes()));
     }
 
     @Override
-    public Decision decide(Tenant tenant, long cost, String jobId) {
+    public Decision decide(Tenant tenant, String pool, long cost, String jobId) {
         if (clock.millis() >= downUntilMillis.get()) {
             try {
-                Decision d = shared.decide(tenant, cost, jobId);
+                Decision d = shared.decide(tenant, pool, cost, jobId);
                 if (downUntilMillis.get() != Long.MIN_VALUE) {
                     downUntilMillis.set(Long.MIN_VALUE);
                     log.info("Redis is back: admission decisions are shared again");
@@ -56,7 +61,7 @@ public final class FailoverAdmission implements Admission {
             throw ApiProblem.unavailable("redis", "Admission control cannot reach its store; try again shortly (admission.redis-down=closed).",
                     (int) Math.max(1, Math.ceilDiv(config.redisRetry().toMillis(), 1000)));
         }
-        return local.decide(tenant, cost, jobId).asFallback();
+        return local.decide(tenant, pool, cost, jobId).asFallback();
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
 import com.fairpix.ingest.admission.Decision;
+import com.fairpix.ingest.admission.FarmShare;
 import com.fairpix.ingest.admission.Limits;
 import com.fairpix.ingest.admission.Policy;
 import java.time.Clock;
@@ -29,19 +30,32 @@ public final class LocalAdmission implements Admission {
 
     private final AdmissionConfig config;
     private final Clock clock;
+    private final FarmShare share;
     private final UnaryOperator<Limits> limitsAdjust;
     private final Map<String, TenantState> tenants = new ConcurrentHashMap<>();
-    private final PoolState pool = new PoolState();
+    /** Worker pool → its borrowing bucket. */
+    private final Map<String, PoolState> pools = new ConcurrentHashMap<>();
 
+    /** With the config's own capacity (pinned, or none). */
     public LocalAdmission(AdmissionConfig config, Clock clock) {
-        this(config, clock, UnaryOperator.identity());
+        this(config, clock, FarmShare.fixed(config.farmCapacity()), UnaryOperator.identity());
     }
 
     /** @param limitsAdjust applied to every tenant's limits (the fail-open per-node share) */
     public LocalAdmission(AdmissionConfig config, Clock clock, UnaryOperator<Limits> limitsAdjust) {
+        this(config, clock, FarmShare.fixed(config.farmCapacity()), limitsAdjust);
+    }
+
+    /** @param share each pool's capacity and guarantee scale, read on every decision */
+    public LocalAdmission(AdmissionConfig config, Clock clock, FarmShare share, UnaryOperator<Limits> limitsAdjust) {
         this.config = config;
         this.clock = clock;
+        this.share = share;
         this.limitsAdjust = limitsAdjust;
+    }
+
+    private Limits limits(Tenant tenant, String pool) {
+        return limitsAdjust.apply(Limits.of(tenant, config, share.of(pool)));
     }
 
     static final class TenantState {
@@ -57,23 +71,24 @@ public final class LocalAdmission implements Admission {
     }
 
     @Override
-    public Decision decide(Tenant tenant, long cost, String jobId) {
-        Limits l = limitsAdjust.apply(Limits.of(tenant, config));
+    public Decision decide(Tenant tenant, String poolName, long cost, String jobId) {
+        Limits l = limits(tenant, poolName);
         long now = micros(clock.instant());
         TenantState s = tenants.computeIfAbsent(tenant.id(), k -> new TenantState());
+        PoolState pool = pools.computeIfAbsent(poolName, k -> new PoolState());
         synchronized (s) {
             if (l.borrowing()) {
                 synchronized (pool) {
-                    return decide(s, l, cost, jobId, now);
+                    return decide(s, pool, l, cost, jobId, now);
                 }
             }
-            return decide(s, l, cost, jobId, now);
+            return decide(s, pool, l, cost, jobId, now);
         }
     }
 
-    private Decision decide(TenantState s, Limits l, long cost, String jobId, long now) {
-        boolean borrow = l.borrowing() && config.poolRateMilli() > 0;
-        refill(s, l, now, borrow);
+    private Decision decide(TenantState s, PoolState pool, Limits l, long cost, String jobId, long now) {
+        boolean borrow = l.borrowing();
+        refill(s, pool, l, now, borrow);
         if (cost > l.maxCostNano()) {
             return new Decision(false, Policy.fromMask(Policy.COST_EXCEEDS_BURST.bit()), java.util.Set.of(), cost, 0, s.p, s.dayCount, s.leases.size(), 0, now, l, false);
         }
@@ -111,7 +126,7 @@ public final class LocalAdmission implements Admission {
             violated |= Policy.RATE.bit();
             long wait = Buckets.wait(s.p, cost, l.rateMilli());
             if (borrow) {
-                long viaPool = Math.max(Buckets.wait(s.q, cost, l.ceilRateMilli()), Buckets.wait(pool.g, cost, config.poolRateMilli()));
+                long viaPool = Math.max(Buckets.wait(s.q, cost, l.ceilRateMilli()), Buckets.wait(pool.g, cost, l.poolRateMilli()));
                 wait = Math.min(wait, viaPool);
             }
             retry = Math.max(retry, wait);
@@ -130,7 +145,7 @@ public final class LocalAdmission implements Admission {
                 // Guaranteed work still counts against the ceiling and the farm (HTB): it is what
                 // stops borrowers when guaranteed tenants come back.
                 s.q = Math.max(s.q - cost, -l.ceilBurstNano());
-                pool.g = Math.max(pool.g - cost, -config.poolBurstNano());
+                pool.g = Math.max(pool.g - cost, -l.poolBurstNano());
             }
         } else if (path == 2) {
             s.q -= cost;
@@ -140,7 +155,7 @@ public final class LocalAdmission implements Admission {
         return new Decision(true, java.util.Set.of(), Policy.fromMask(shadow), cost, 0, s.p, s.dayCount, s.leases.size(), borrowed, now, l, false);
     }
 
-    private void refill(TenantState s, Limits l, long now, boolean borrow) {
+    private static void refill(TenantState s, PoolState pool, Limits l, long now, boolean borrow) {
         if (!s.started) {
             s.started = true;
             s.p = l.burstNano();
@@ -155,27 +170,28 @@ public final class LocalAdmission implements Admission {
             s.qt = Math.max(s.qt, now);
             if (!pool.started) {
                 pool.started = true;
-                pool.g = config.poolBurstNano();
+                pool.g = l.poolBurstNano();
                 pool.gt = now;
             }
-            pool.g = Buckets.refill(pool.g, pool.gt, now, config.poolRateMilli(), config.poolBurstNano());
+            pool.g = Buckets.refill(pool.g, pool.gt, now, l.poolRateMilli(), l.poolBurstNano());
             pool.gt = Math.max(pool.gt, now);
         }
     }
 
     @Override
     public void charge(Tenant tenant, long cost) {
-        Limits l = limitsAdjust.apply(Limits.of(tenant, config));
+        Limits l = limits(tenant, tenant.pool());
         long now = micros(clock.instant());
         TenantState s = tenants.computeIfAbsent(tenant.id(), k -> new TenantState());
-        boolean borrow = l.borrowing() && config.poolRateMilli() > 0;
+        PoolState pool = pools.computeIfAbsent(tenant.pool(), k -> new PoolState());
+        boolean borrow = l.borrowing();
         synchronized (s) {
             synchronized (pool) {
-                refill(s, l, now, borrow);
+                refill(s, pool, l, now, borrow);
                 s.p = Math.max(s.p - cost, DEBT_FLOOR);
                 if (borrow) {
                     s.q = Math.max(s.q - cost, -l.ceilBurstNano());
-                    pool.g = Math.max(pool.g - cost, -config.poolBurstNano());
+                    pool.g = Math.max(pool.g - cost, -l.poolBurstNano());
                 }
             }
         }

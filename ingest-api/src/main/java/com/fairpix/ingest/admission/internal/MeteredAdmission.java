@@ -31,8 +31,8 @@ public final class MeteredAdmission implements Admission {
     }
 
     @Override
-    public Decision decide(Tenant tenant, long cost, String jobId) {
-        Decision d = delegate.decide(tenant, cost, jobId);
+    public Decision decide(Tenant tenant, String pool, long cost, String jobId) {
+        Decision d = delegate.decide(tenant, pool, cost, jobId);
         String t = tenantTags.tag(tenant.id());
         remaining.computeIfAbsent(t, k -> {
             AtomicLong v = new AtomicLong();

@@ -5,6 +5,7 @@ import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
 import com.fairpix.ingest.admission.Decision;
+import com.fairpix.ingest.admission.FarmShare;
 import com.fairpix.ingest.admission.Limits;
 import com.fairpix.ingest.admission.Policy;
 import java.io.IOException;
@@ -29,11 +30,17 @@ public final class RedisAdmission implements Admission {
 
     private final UnifiedJedis redis;
     private final AdmissionConfig config;
+    private final FarmShare share;
     private final LongSupplier testClock;
     private volatile String sha;
 
+    /** With the config's own capacity (pinned, or none). */
     public RedisAdmission(UnifiedJedis redis, AdmissionConfig config) {
-        this(redis, config, null);
+        this(redis, config, FarmShare.fixed(config.farmCapacity()), null);
+    }
+
+    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, FarmShare share) {
+        this(redis, config, share, null);
     }
 
     /**
@@ -41,15 +48,21 @@ public final class RedisAdmission implements Admission {
      *                  tests that move time by hand against the real Redis; null in production
      */
     public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, LongSupplier testClock) {
+        this(redis, config, FarmShare.fixed(config.farmCapacity()), testClock);
+    }
+
+    /** @param share each pool's capacity and guarantee scale, read on every decision */
+    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, FarmShare share, LongSupplier testClock) {
         this.redis = redis;
         this.config = config;
+        this.share = share;
         this.testClock = testClock;
     }
 
     @Override
-    public Decision decide(Tenant tenant, long cost, String jobId) {
-        Limits l = Limits.of(tenant, config);
-        List<?> r = run(tenant.id(), "decide", l, cost, jobId);
+    public Decision decide(Tenant tenant, String pool, long cost, String jobId) {
+        Limits l = Limits.of(tenant, config, share.of(pool));
+        List<?> r = run(tenant.id(), pool, "decide", l, cost, jobId);
         boolean allowed = num(r.get(0)) == 1;
         return new Decision(allowed, Policy.fromMask((int) num(r.get(1))), Policy.fromMask((int) num(r.get(2))), cost,
                 num(r.get(3)), num(r.get(4)), num(r.get(5)), num(r.get(6)), num(r.get(7)), num(r.get(8)), l, false);
@@ -57,7 +70,7 @@ public final class RedisAdmission implements Admission {
 
     @Override
     public void charge(Tenant tenant, long cost) {
-        run(tenant.id(), "charge", Limits.of(tenant, config), cost, null);
+        run(tenant.id(), tenant.pool(), "charge", Limits.of(tenant, config, share.of(tenant.pool())), cost, null);
     }
 
     @Override
@@ -65,11 +78,11 @@ public final class RedisAdmission implements Admission {
         redis.zrem(RedisKeys.admissionLeases(tenant), jobId);
     }
 
-    private List<?> run(String tenant, String op, Limits l, long cost, String jobId) {
-        List<String> keys = List.of(RedisKeys.admission(tenant), RedisKeys.admissionLeases(tenant), RedisKeys.admissionPool());
+    private List<?> run(String tenant, String pool, String op, Limits l, long cost, String jobId) {
+        List<String> keys = List.of(RedisKeys.admission(tenant), RedisKeys.admissionLeases(tenant), RedisKeys.admissionPool(pool));
         List<String> args = List.of(testClock == null ? "" : Long.toString(testClock.getAsLong()), op, Long.toString(cost),
                 Long.toString(l.rateMilli()), Long.toString(l.burstNano()), Long.toString(l.ceilRateMilli()), Long.toString(l.ceilBurstNano()),
-                Long.toString(config.poolRateMilli()), Long.toString(config.poolBurstNano()), Long.toString(l.dailyQuota()),
+                Long.toString(l.poolRateMilli()), Long.toString(l.poolBurstNano()), Long.toString(l.dailyQuota()),
                 Long.toString(l.dayOffsetMicros()), Integer.toString(l.maxConcurrent()), Long.toString(l.leaseTtlMicros()),
                 jobId == null ? "" : jobId, Integer.toString(config.shadowMask()));
         String current = sha;
