@@ -31,7 +31,8 @@ public final class ServiceHttp {
     private ServiceHttp() {}
 
     public static PrometheusMeterRegistry newRegistry() {
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // HELP for every fairpix family and a promtool-clean exposition: before any meter exists.
+        PrometheusMeterRegistry registry = com.fairpix.core.metrics.MetricHelp.applyTo(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         new JvmMemoryMetrics().bindTo(registry);
         new JvmGcMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

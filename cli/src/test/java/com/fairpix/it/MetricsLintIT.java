@@ -1,0 +1,111 @@
+package com.fairpix.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fairpix.autoscaler.Autoscaler;
+import com.fairpix.autoscaler.AutoscalerService;
+import com.fairpix.core.config.FairpixConfig;
+import com.fairpix.core.config.Setting;
+import com.fairpix.core.json.Json;
+import com.fairpix.ingest.IngestApi;
+import com.fairpix.worker.Worker;
+import com.fairpix.worker.notify.WebhookDispatcher;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every service's {@code /metrics} passes Prometheus' own linter, {@code promtool check metrics}
+ * (Debian package {@code prometheus}, installed by {@code scripts/stack up}): HELP texts, counter
+ * suffixes, base units, snake_case. Scraped after one job went through the farm (so the job,
+ * tenant and admission families exist) and one was refused.
+ */
+class MetricsLintIT {
+
+    @Test
+    void promtoolCheckMetricsPassesOnIngestWorkerWebhooksAndAutoscaler() throws Exception {
+        String promtool = promtool();
+        FairpixConfig config = Farm.config().with(Setting.AUTOSCALER_POOLS, "gpu").with(Setting.AUTOSCALER_ACTUATOR, "dry-run")
+                .with(Setting.AUTOSCALER_INTERVAL_SECONDS, "1");
+        try (IngestApi ingest = IngestApi.start(config)) {
+            Worker worker = Worker.start(config.with(Setting.WORKER_PORT, "0"), 0);
+            WebhookDispatcher webhooks = WebhookDispatcher.start(config, 0);
+            Autoscaler autoscaler = AutoscalerService.start(config, Path.of(System.getProperty("fairpix.jar", "fairpix.jar")), 0);
+            try {
+                Farm.Client client = new Farm.Client(ingest.port());
+                String tenant = Farm.tenantId("it-metrics");
+                String key = client.createTenant(tenant, Map.of("rate", 0.1, "burst", 2));
+                HttpResponse<String> ok = client.submitRaw(key, Farm.smallJpeg(320, 240, 1), "image/jpeg", Farm.SPEC);
+                assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
+                assertThat(client.submitRaw(key, Farm.smallJpeg(320, 240, 2), "image/jpeg", Farm.SPEC).statusCode()).as("over the burst").isEqualTo(429);
+                JsonNodeHolder.done(client, key, Json.mapper().readTree(ok.body()).get("id").asText());
+                Thread.sleep(2_000); // an autoscaler evaluation and a capacity refresh
+                Map<String, Integer> ports = new LinkedHashMap<>();
+                ports.put("ingest", ingest.metricsPort() > 0 ? ingest.metricsPort() : ingest.port());
+                ports.put("worker", worker.httpPort());
+                ports.put("webhooks", webhooks.httpPort());
+                ports.put("autoscaler", autoscaler.port());
+                StringBuilder problems = new StringBuilder();
+                for (var e : ports.entrySet()) {
+                    String text = scrape(e.getValue());
+                    assertThat(text).as(e.getKey() + " /metrics").contains("# HELP").contains("fairpix_");
+                    String lint = check(promtool, text);
+                    if (!lint.isEmpty()) problems.append("--- ").append(e.getKey()).append(":\n").append(lint);
+                }
+                assertThat(problems.toString()).as("promtool check metrics").isEmpty();
+            } finally {
+                autoscaler.close();
+                webhooks.close();
+                worker.stop(Duration.ofSeconds(10));
+            }
+        }
+    }
+
+    /** Waits for the job to end DONE. */
+    static final class JsonNodeHolder {
+        static void done(Farm.Client client, String key, String id) throws IOException, InterruptedException {
+            var job = client.awaitTerminal(key, id, Duration.ofSeconds(60));
+            assertThat(job.get("state").asText()).as(job.toString()).isEqualTo("DONE");
+        }
+    }
+
+    static String promtool() {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            Path p = Path.of(dir, "promtool");
+            if (java.nio.file.Files.isExecutable(p)) return p.toString();
+        }
+        String why = "promtool is not on PATH: scripts/stack up installs it (Debian package prometheus)";
+        if (System.getenv("FAIRPIX_REQUIRE_STACK") != null) Assertions.fail(why);
+        Assumptions.abort(why);
+        return null;
+    }
+
+    static String scrape(int port) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r.body();
+    }
+
+    /** promtool's findings on {@code exposition}; empty when clean (exit 0). */
+    static String check(String promtool, String exposition) throws Exception {
+        Process p = new ProcessBuilder(promtool, "check", "metrics").redirectErrorStream(true).start();
+        try (var in = p.getOutputStream()) {
+            in.write(exposition.getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return p.exitValue() == 0 ? "" : out.isEmpty() ? "exit " + p.exitValue() + "\n" : out;
+    }
+}
