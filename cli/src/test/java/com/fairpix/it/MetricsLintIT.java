@@ -35,7 +35,7 @@ class MetricsLintIT {
 
     @Test
     void promtoolCheckMetricsPassesOnIngestWorkerWebhooksAndAutoscaler() throws Exception {
-        String promtool = promtool();
+        String promtool = executable("promtool");
         FairpixConfig config = Farm.config().with(Setting.AUTOSCALER_POOLS, "gpu").with(Setting.AUTOSCALER_ACTUATOR, "dry-run")
                 .with(Setting.AUTOSCALER_INTERVAL_SECONDS, "1");
         try (IngestApi ingest = IngestApi.start(config)) {
@@ -80,12 +80,13 @@ class MetricsLintIT {
         }
     }
 
-    static String promtool() {
+    /** The path of {@code name} on PATH; fails under scripts/test (aborts elsewhere) when it is missing. */
+    static String executable(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            Path p = Path.of(dir, "promtool");
+            Path p = Path.of(dir, name);
             if (java.nio.file.Files.isExecutable(p)) return p.toString();
         }
-        String why = "promtool is not on PATH: scripts/stack up installs it (Debian package prometheus)";
+        String why = name + " is not on PATH: scripts/stack up installs it (Debian package prometheus)";
         if (System.getenv("FAIRPIX_REQUIRE_STACK") != null) Assertions.fail(why);
         Assumptions.abort(why);
         return null;

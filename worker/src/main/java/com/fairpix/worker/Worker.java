@@ -95,7 +95,8 @@ public final class Worker implements AutoCloseable {
         String clientId = "fairpix-worker-" + pool + "-" + ManagementFactory.getRuntimeMXBean().getPid();
         KafkaProducer<String, byte[]> producer = KafkaSupport.producer(bootstrap, clientId);
 
-        PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
+        // A worker serves one pool: every meter it makes says which (dashboards sum by pool).
+        PrometheusMeterRegistry registry = ServiceHttp.newRegistry(io.micrometer.core.instrument.Tags.of("pool", pool));
         Clock clock = Clock.systemUTC();
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantStore tenants = new TenantStore(redis);

@@ -31,8 +31,14 @@ public final class ServiceHttp {
     private ServiceHttp() {}
 
     public static PrometheusMeterRegistry newRegistry() {
+        return newRegistry(io.micrometer.core.instrument.Tags.empty());
+    }
+
+    /** {@link #newRegistry()} with {@code commonTags} on every meter (e.g. a worker's pool). */
+    public static PrometheusMeterRegistry newRegistry(io.micrometer.core.instrument.Tags commonTags) {
         // HELP for every fairpix family and a promtool-clean exposition: before any meter exists.
         PrometheusMeterRegistry registry = com.fairpix.core.metrics.MetricHelp.applyTo(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        registry.config().commonTags(commonTags);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmGcMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

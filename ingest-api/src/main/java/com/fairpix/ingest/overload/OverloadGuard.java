@@ -76,6 +76,9 @@ public final class OverloadGuard implements AutoCloseable {
             Gauge.builder(MetricNames.OVERLOAD_SHEDDING_LEVEL, () -> farmShedding.getOrDefault(pool, 0)).tag("pool", pool).register(meters);
             if (backlog != null) Gauge.builder(MetricNames.OVERLOAD_BACKLOG, () -> backlog.seconds().getOrDefault(pool, 0.0)).tag("pool", pool).register(meters);
         }
+        // Every reason at 0 from the start: rate() and alerts see a series before the first shed.
+        for (Dependency d : Dependency.values()) meters.counter(MetricNames.OVERLOAD_SHED, "reason", "breaker-" + d.id());
+        for (String reason : List.of("ramp", "shed-borrowed", "shed-reserved")) meters.counter(MetricNames.OVERLOAD_SHED, "reason", reason);
         for (Dependency d : Dependency.values()) {
             Gauge.builder(MetricNames.OVERLOAD_FARM_BREAKER_OPEN, () -> farmOpen.contains(d) ? 1 : 0).tag("dependency", d.id()).register(meters);
             // React to our own transitions at once, not at the next tick.
