@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
             StatusCommand.class,
             ConfigCommand.class,
             DemoCommand.class,
+            CompletionCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Fairpix {
