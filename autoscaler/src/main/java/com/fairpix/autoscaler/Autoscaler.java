@@ -78,6 +78,7 @@ public final class Autoscaler implements AutoCloseable {
         Javalin app = ServiceHttp.create(registry, Map.of("signals", this::signalsHealthy), c -> {});
         PoolsController controller = new PoolsController(this, new AdminGuard(adminToken));
         controller.register(app);
+        com.fairpix.core.http.OpenApiDocument.load("/openapi/autoscaler.yaml").serve(app);
         app.start(host, port);
         this.http = app;
         log.info("autoscaler ({} actuator) serving /admin/v1/pools on {}:{}", actuator.kind(), host, app.port());
@@ -86,6 +87,11 @@ public final class Autoscaler implements AutoCloseable {
 
     public int port() {
         return http == null ? -1 : http.port();
+    }
+
+    /** Every route the admin API serves, "METHOD /path" (for the test that holds them to the OpenAPI document). */
+    public List<String> routes() {
+        return http == null ? List.of() : com.fairpix.core.http.ServiceHttp.routes(http);
     }
 
     public String actuatorKind() {

@@ -55,7 +55,9 @@ final class ApiClient {
     /** The HTTP exchange, with a refused connection turned into {@link UnreachableException}. */
     private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> body) throws IOException, InterruptedException {
         try {
-            return http.send(request, body);
+            HttpResponse<T> r = http.send(request, body);
+            Exchanges.exchanged(request, r);
+            return r;
         } catch (java.net.ConnectException e) {
             throw unreachable(e);
         }

@@ -32,6 +32,12 @@ final class Farm {
 
     private Farm() {}
 
+    static {
+        // Every exchange the CLI makes in these tests is held to the services' OpenAPI documents too.
+        com.fairpix.cli.Exchanges.observe((method, uri, status, type, body) ->
+                OpenApiContract.of(uri.getPath().startsWith("/admin/v1/pools") ? "autoscaler" : "ingest").check(method, uri.getPath(), status, type, body));
+    }
+
     /**
      * The stack's config with an admin token and random ports, and admission fixed: no farm capacity
      * (no borrowing, guarantees as configured) and no backlog shedding. Each of these tests checks
@@ -90,6 +96,7 @@ final class Farm {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/v1/status"))
                 .header("Authorization", "Bearer " + ADMIN_TOKEN).build(), HttpResponse.BodyHandlers.ofString());
         Assertions.assertEquals(200, r.statusCode(), r.body());
+        OpenApiContract.of("ingest").check("GET", "/admin/v1/status", r.statusCode(), r.headers().firstValue("Content-Type").orElse(null), r.body());
         return Json.mapper().readTree(r.body());
     }
 
@@ -255,8 +262,14 @@ final class Farm {
         }
 
         HttpResponse<byte[]> download(String key, String path) throws IOException, InterruptedException {
-            return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key).GET().build(),
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key).GET().build(),
                     HttpResponse.BodyHandlers.ofByteArray());
+            String type = r.headers().firstValue("Content-Type").orElse(null);
+            // An image is checked for its status and media type; a problem body as JSON.
+            boolean text = type != null && type.contains("json");
+            OpenApiContract.of("ingest").check("GET", URI.create(base + path).getPath(), r.statusCode(), type,
+                    text ? new String(r.body(), StandardCharsets.UTF_8) : r.body().length == 0 ? null : "(binary)");
+            return r;
         }
 
         JsonNode job(String key, String id) throws IOException, InterruptedException {
@@ -290,8 +303,12 @@ final class Farm {
             return send(b.build());
         }
 
+        /** Every exchange of every test through this client is held to the ingest's OpenAPI document (OpenApiContract). */
         private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+            OpenApiContract.of("ingest").check(request.method(), request.uri().getPath(), r.statusCode(),
+                    r.headers().firstValue("Content-Type").orElse(null), r.body());
+            return r;
         }
     }
 

@@ -128,6 +128,7 @@ public final class IngestApi implements AutoCloseable {
         UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
         RefusalBudget refusals = new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
                 java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), System::nanoTime, Thread::sleep);
+        com.fairpix.core.http.OpenApiDocument.load("/openapi/ingest.yaml").serve(app);
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
                         refusals,
                         specLimits.maxSpecBytes(), registry),
@@ -139,6 +140,11 @@ public final class IngestApi implements AutoCloseable {
         Javalin metricsApp = metricsAccess.start(registry, host);
         log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
         return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp, refusals, capacity);
+    }
+
+    /** Every route this service serves, "METHOD /path" (for the test that holds them to the OpenAPI document). */
+    public java.util.List<String> routes() {
+        return com.fairpix.core.http.ServiceHttp.routes(app);
     }
 
     /** The port actually bound (useful with port 0). */

@@ -34,6 +34,16 @@ public final class ServiceHttp {
         return newRegistry(io.micrometer.core.instrument.Tags.empty());
     }
 
+    /** Every route {@code app} serves, as "METHOD /path" (Javalin's path syntax), filters left out. */
+    public static java.util.List<String> routes(Javalin app) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (var e : app.unsafeConfig().pvt.internalRouter.allHttpHandlers()) {
+            io.javalin.http.HandlerType t = e.getEndpoint().getMethod();
+            if (t.isHttpMethod()) out.add(t.name() + " " + e.getEndpoint().getPath());
+        }
+        return out;
+    }
+
     /** {@link #newRegistry()} with {@code commonTags} on every meter (e.g. a worker's pool). */
     public static PrometheusMeterRegistry newRegistry(io.micrometer.core.instrument.Tags commonTags) {
         // HELP for every fairpix family and a promtool-clean exposition: before any meter exists.
