@@ -91,6 +91,15 @@ final class Farm {
         }
     }
 
+    /** Holds an answer of the {@code service}'s ("ingest", "autoscaler") to its OpenAPI document; returns it. */
+    static <T> HttpResponse<T> checked(String service, HttpResponse<T> r) {
+        Object b = r.body();
+        String body = b instanceof String s ? s : b instanceof byte[] bytes && bytes.length > 0 ? "(binary)" : null;
+        OpenApiContract.of(service).check(r.request().method(), r.request().uri().getPath(), r.statusCode(),
+                r.headers().firstValue("Content-Type").orElse(null), body);
+        return r;
+    }
+
     /** {@code GET /admin/v1/status} of the ingest on {@code port}, asserted 200. */
     static JsonNode adminStatus(int port) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/v1/status"))

@@ -304,6 +304,7 @@ class HostileTenantIT {
     }
 
     static JsonNode assertProblem(int status, String slug, HttpResponse<String> r) throws Exception {
+        contract(r);
         Map<String, String> h = new java.util.HashMap<>();
         r.headers().map().forEach((k, v) -> h.put(k, v.get(0)));
         return assertProblem(status, slug, r.statusCode(), h, r.body());
@@ -569,6 +570,8 @@ class HostileTenantIT {
                         + URLEncoder.encode("{\"variants\":{\"thümb✓\":[{\"op\":\"flip\"}]}}", StandardCharsets.UTF_8)))
                 .header("Authorization", "Bearer " + keyA).header("Content-Type", "image/jpeg")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(photoB)).build(), HttpResponse.BodyHandlers.ofByteArray());
+        OpenApiContract.of("ingest").check("POST", "/v1/jobs", r.statusCode(), r.headers().firstValue("Content-Type").orElse(null),
+                new String(r.body(), StandardCharsets.UTF_8));
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains("thümb✓").doesNotContain("th?mb");
     }
@@ -630,10 +633,10 @@ class HostileTenantIT {
     }
 
     static HttpResponse<String> submitWithKey(String apiKey, byte[] image, String spec, String idempotencyKey) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ingest.port() + "/v1/jobs?spec="
+        return Farm.checked("ingest", HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ingest.port() + "/v1/jobs?spec="
                         + URLEncoder.encode(spec, StandardCharsets.UTF_8)))
                 .header("Authorization", "Bearer " + apiKey).header("Content-Type", "image/jpeg").header("Idempotency-Key", idempotencyKey)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(image)).build(), HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofByteArray(image)).build(), HttpResponse.BodyHandlers.ofString()));
     }
 
     // ---- secrets ----
@@ -681,8 +684,8 @@ class HostileTenantIT {
             assertProblem(404, "not-found", onServicePort);
             URI metrics = URI.create("http://127.0.0.1:" + node.metricsPort() + "/metrics");
             assertProblem(401, "unauthorized", http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString()));
-            HttpResponse<String> scraped = http.send(HttpRequest.newBuilder(metrics).header("Authorization", "Bearer " + token).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> scraped = Farm.checked("ingest", http.send(HttpRequest.newBuilder(metrics).header("Authorization", "Bearer " + token).build(),
+                    HttpResponse.BodyHandlers.ofString()));
             assertThat(scraped.statusCode()).isEqualTo(200);
             assertThat(scraped.body()).contains("jvm_memory_used_bytes");
         }
@@ -782,7 +785,13 @@ class HostileTenantIT {
         }
     }
 
+    /** This test's own HttpClient answers are held to the ingest's OpenAPI document too (Farm.Client's are, as they come). */
+    static void contract(HttpResponse<String> r) {
+        Farm.checked("ingest", r);
+    }
+
     static void expect(int status, String slug, HttpResponse<String> r) throws Exception {
+        contract(r);
         Map<String, String> h = new java.util.HashMap<>();
         r.headers().map().forEach((k, v) -> h.put(k, v.get(0)));
         expect(status, slug, r.statusCode(), h, r.body());
@@ -826,6 +835,7 @@ class HostileTenantIT {
         for (int port : new int[] {ingest.port(), worker.httpPort()}) {
             HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready")).build(),
                     HttpResponse.BodyHandlers.ofString());
+            if (port == ingest.port()) Farm.checked("ingest", ready);
             assertThat(ready.statusCode()).as("ready on port " + port + ": " + ready.body()).isEqualTo(200);
         }
     }

@@ -58,7 +58,7 @@ class MetricsLintIT {
                 ports.put("autoscaler", autoscaler.port());
                 StringBuilder problems = new StringBuilder();
                 for (var e : ports.entrySet()) {
-                    String text = scrape(e.getValue());
+                    String text = scrape(e.getValue(), e.getKey());
                     assertThat(text).as(e.getKey() + " /metrics").contains("# HELP").contains("fairpix_");
                     String lint = check(promtool, text);
                     if (!lint.isEmpty()) problems.append("--- ").append(e.getKey()).append(":\n").append(lint);
@@ -92,9 +92,11 @@ class MetricsLintIT {
         return null;
     }
 
-    static String scrape(int port) throws Exception {
+    /** @param service the scraped service; the ingest's and the autoscaler's answers are held to their OpenAPI documents */
+    static String scrape(int port, String service) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
+        if (service.equals("ingest") || service.equals("autoscaler")) Farm.checked(service, r);
         assertThat(r.statusCode()).isEqualTo(200);
         return r.body();
     }

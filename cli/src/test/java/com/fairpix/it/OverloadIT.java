@@ -255,8 +255,8 @@ class OverloadIT {
     }
 
     private static String scrape(int port) throws Exception {
-        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return Farm.checked("ingest", java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString())).body();
     }
 
     /** A private s3proxy process from the stack's jars (.fairpix/lib/s3proxy), ready when it answers HTTP. */

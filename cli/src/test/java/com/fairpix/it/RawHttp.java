@@ -53,7 +53,7 @@ final class RawHttp {
                 // the server answered and closed the connection while we were still sending
             }
             Answer a = answer.get(60, TimeUnit.SECONDS);
-            return new Answer(a.status(), a.headers(), a.body(), sent);
+            return checked(requestLine, new Answer(a.status(), a.headers(), a.body(), sent));
         }
     }
 
@@ -71,8 +71,17 @@ final class RawHttp {
             out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
             out.write(new byte[firstBytes]);
             out.flush();
-            return read(s);
+            return checked(requestLine, read(s));
         }
+    }
+
+    /** Holds an answer to the ingest's OpenAPI document, as Farm.Client does for its own (none: the server closed without one). */
+    static Answer checked(String requestLine, Answer a) {
+        if (a.status() <= 0) return a;
+        String[] parts = requestLine.split(" ");
+        String type = a.headers().entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase("content-type")).map(Map.Entry::getValue).findFirst().orElse(null);
+        OpenApiContract.of("ingest").check(parts[0], java.net.URI.create(parts[1]).getPath(), a.status(), type, a.body());
+        return a;
     }
 
     /** Opens a chunked upload and sends {@code bytes} of it, then leaves it open (a slow client). */
