@@ -235,9 +235,10 @@ final class Farm {
             // Admission caps QUEUED+RUNNING jobs: tests that queue a backlog need room for it.
             body.putIfAbsent("maxConcurrentJobs", 10_000);
             body.put("id", id);
+            String json = Json.write(body);
             HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/admin/v1/tenants"))
                     .header("Authorization", "Bearer " + ADMIN_TOKEN).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))).build());
+                    .POST(HttpRequest.BodyPublishers.ofString(json)).build(), json);
             Assertions.assertEquals(201, r.statusCode(), r.body());
             return Json.mapper().readTree(r.body()).get("apiKey").asText();
         }
@@ -306,17 +307,22 @@ final class Farm {
                     .header("Authorization", "Bearer " + (tenantPath ? bearerOrBody : ADMIN_TOKEN));
             if (!tenantPath && bearerOrBody != null) {
                 b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(bearerOrBody));
-            } else {
-                b.method(method, HttpRequest.BodyPublishers.noBody());
+                return send(b.build(), bearerOrBody);
             }
+            b.method(method, HttpRequest.BodyPublishers.noBody());
             return send(b.build());
         }
 
         /** Every exchange of every test through this client is held to the ingest's OpenAPI document (OpenApiContract). */
         private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+            return send(request, null);
+        }
+
+        /** @param jsonBody the request's JSON body (checked against the document when the answer is 2xx); null for none or a non-JSON one */
+        private HttpResponse<String> send(HttpRequest request, String jsonBody) throws IOException, InterruptedException {
             HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-            OpenApiContract.of("ingest").check(request.method(), request.uri().getPath(), r.statusCode(),
-                    r.headers().firstValue("Content-Type").orElse(null), r.body());
+            OpenApiContract.of("ingest").check(request.method(), request.uri().getPath(), jsonBody == null ? null : "application/json", jsonBody,
+                    r.statusCode(), r.headers().firstValue("Content-Type").orElse(null), r.body());
             return r;
         }
     }

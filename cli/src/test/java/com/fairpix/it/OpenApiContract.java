@@ -153,6 +153,51 @@ final class OpenApiContract {
         return out;
     }
 
+    /**
+     * What is wrong with a request the service accepted (2xx): its JSON body must be valid against
+     * the operation's documented request body (a refused request may be anything: tests send bad
+     * ones on purpose, and the answer is checked instead).
+     */
+    List<String> requestProblems(String method, String path, String contentType, String body) {
+        List<String> out = new ArrayList<>();
+        Operation op = operation(method, path);
+        if (op == null || body == null || body.isEmpty()) return out;
+        String where = method + " " + path + " (request)";
+        if (op.getRequestBody() == null || op.getRequestBody().getContent() == null) {
+            out.add(where + ": a body was accepted, but " + op.getOperationId() + " documents none");
+            return out;
+        }
+        String media = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase(Locale.ROOT);
+        MediaType documented = op.getRequestBody().getContent().get(media);
+        if (documented == null) {
+            out.add(where + ": Content-Type '" + media + "' not among " + op.getRequestBody().getContent().keySet());
+            return out;
+        }
+        if (!media.endsWith("json") || documented.getSchema() == null) return out;
+        try {
+            JsonNode instance = JSON.readTree(body);
+            Schema schema = schemas.computeIfAbsent(op.getOperationId() + " request " + media, k -> {
+                try {
+                    return registry.getSchema(JSON.readTree(io.swagger.v3.core.util.Json31.mapper().writeValueAsString(documented.getSchema())));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            for (var error : schema.validate(instance)) out.add(where + ": " + error);
+        } catch (IOException e) {
+            out.add(where + ": body is not JSON (" + e.getMessage() + ")");
+        }
+        return out;
+    }
+
+    /** {@link #check} of the answer and, when it was accepted (2xx), of the request's JSON body. */
+    void check(String method, String path, String requestType, String requestBody, int status, String contentType, String body) {
+        check(method, path, status, contentType, body);
+        if (status / 100 != 2) return;
+        List<String> p = requestProblems(method, path, requestType, requestBody);
+        if (!p.isEmpty()) throw new AssertionError("accepted request does not match the OpenAPI document:\n  " + String.join("\n  ", p) + "\n  body: " + requestBody);
+    }
+
     /** {@link #problems} that fails the calling test at once. */
     void check(String method, String path, int status, String contentType, String body) {
         List<String> p = problems(method, path, status, contentType, body);

@@ -30,4 +30,12 @@ class OpenApiContractTest {
         assertThat(ingest.problems("GET", "/v1/jobs/job_x", 200, "application/json", "{\"id\":\"job_x\",\"state\":\"SLEEPING\"}"))
                 .isNotEmpty().anyMatch(p -> p.contains("required") || p.contains("original")).anyMatch(p -> p.contains("state"));
     }
+
+    @Test
+    void anAcceptedRequestMustMatchItsDocumentedBody() {
+        assertThat(ingest.requestProblems("PATCH", "/admin/v1/tenants/t1", "application/json", "{\"weight\":2}")).isEmpty();
+        assertThat(ingest.requestProblems("PATCH", "/admin/v1/tenants/t1", "application/json", "{\"weight\":\"heavy\"}")).isNotEmpty();
+        assertThat(ingest.requestProblems("POST", "/admin/v1/tenants/t1/suspend", "application/json", "{\"x\":1}"))
+                .singleElement().asString().contains("documents none");
+    }
 }

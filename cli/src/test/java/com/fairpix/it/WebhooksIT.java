@@ -62,7 +62,7 @@ class WebhooksIT {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(Json.mapper().readTree(r.body()).has("webhookSecret")).as("a PATCH answer shows no secret").isFalse();
         // Only create and rotate show the secret.
-        HttpResponse<String> rotated = client.send("POST", "/admin/v1/tenants/" + id + "/webhook-secret", "{}");
+        HttpResponse<String> rotated = client.send("POST", "/admin/v1/tenants/" + id + "/webhook-secret", null); // no body: the API takes none
         assertThat(rotated.statusCode()).as(rotated.body()).isEqualTo(200);
         return new String[] {key, Json.mapper().readTree(rotated.body()).get("webhookSecret").asText()};
     }
