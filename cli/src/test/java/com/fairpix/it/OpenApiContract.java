@@ -136,10 +136,16 @@ final class OpenApiContract {
             out.add(where + ": Content-Type '" + media + "' not among " + response.getContent().keySet() + " of " + op.getOperationId());
             return out;
         }
-        if (!media.endsWith("json") || documented.getSchema() == null) return out;
+        if (media.endsWith("json")) validate(op.getOperationId() + " " + status + " " + media, documented, body, where, out);
+        return out;
+    }
+
+    /** Adds to {@code out} what is wrong with a JSON {@code body} against {@code documented}'s schema (compiled once per {@code key}). */
+    private void validate(String key, MediaType documented, String body, String where, List<String> out) {
+        if (documented.getSchema() == null) return;
         try {
             JsonNode instance = JSON.readTree(body);
-            Schema schema = schemas.computeIfAbsent(op.getOperationId() + " " + status + " " + media, k -> {
+            Schema schema = schemas.computeIfAbsent(key, k -> {
                 try {
                     return registry.getSchema(JSON.readTree(io.swagger.v3.core.util.Json31.mapper().writeValueAsString(documented.getSchema())));
                 } catch (IOException e) {
@@ -150,7 +156,6 @@ final class OpenApiContract {
         } catch (IOException e) {
             out.add(where + ": body is not JSON (" + e.getMessage() + ")");
         }
-        return out;
     }
 
     /**
@@ -173,20 +178,7 @@ final class OpenApiContract {
             out.add(where + ": Content-Type '" + media + "' not among " + op.getRequestBody().getContent().keySet());
             return out;
         }
-        if (!media.endsWith("json") || documented.getSchema() == null) return out;
-        try {
-            JsonNode instance = JSON.readTree(body);
-            Schema schema = schemas.computeIfAbsent(op.getOperationId() + " request " + media, k -> {
-                try {
-                    return registry.getSchema(JSON.readTree(io.swagger.v3.core.util.Json31.mapper().writeValueAsString(documented.getSchema())));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-            for (var error : schema.validate(instance)) out.add(where + ": " + error);
-        } catch (IOException e) {
-            out.add(where + ": body is not JSON (" + e.getMessage() + ")");
-        }
+        if (media.endsWith("json")) validate(op.getOperationId() + " request " + media, documented, body, where, out);
         return out;
     }
 
