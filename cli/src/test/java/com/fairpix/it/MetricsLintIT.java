@@ -10,7 +10,6 @@ import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
 import com.fairpix.worker.notify.WebhookDispatcher;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,7 +48,8 @@ class MetricsLintIT {
                 HttpResponse<String> ok = client.submitRaw(key, Farm.smallJpeg(320, 240, 1), "image/jpeg", Farm.SPEC);
                 assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
                 assertThat(client.submitRaw(key, Farm.smallJpeg(320, 240, 2), "image/jpeg", Farm.SPEC).statusCode()).as("over the burst").isEqualTo(429);
-                JsonNodeHolder.done(client, key, Json.mapper().readTree(ok.body()).get("id").asText());
+                var job = client.awaitTerminal(key, Json.mapper().readTree(ok.body()).get("id").asText(), Duration.ofSeconds(60));
+                assertThat(job.get("state").asText()).as(job.toString()).isEqualTo("DONE");
                 Thread.sleep(2_000); // an autoscaler evaluation and a capacity refresh
                 Map<String, Integer> ports = new LinkedHashMap<>();
                 ports.put("ingest", ingest.metricsPort() > 0 ? ingest.metricsPort() : ingest.port());
@@ -69,14 +69,6 @@ class MetricsLintIT {
                 webhooks.close();
                 worker.stop(Duration.ofSeconds(10));
             }
-        }
-    }
-
-    /** Waits for the job to end DONE. */
-    static final class JsonNodeHolder {
-        static void done(Farm.Client client, String key, String id) throws IOException, InterruptedException {
-            var job = client.awaitTerminal(key, id, Duration.ofSeconds(60));
-            assertThat(job.get("state").asText()).as(job.toString()).isEqualTo("DONE");
         }
     }
 

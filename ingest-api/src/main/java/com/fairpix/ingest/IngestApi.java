@@ -118,7 +118,7 @@ public final class IngestApi implements AutoCloseable {
         // pools' measured capacities as admission hands them out.
         java.util.function.DoubleSupplier rampCapacity = admissionConfig.farmCapacity() > 0 ? admissionConfig::farmCapacity
                 : () -> pools.stream().mapToDouble(p -> capacity.of(p).capacity()).sum();
-        OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), rampCapacity, breakers, redis,
+        OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
                 overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE))).specLimits(specLimits);

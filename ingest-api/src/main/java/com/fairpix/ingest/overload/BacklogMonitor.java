@@ -33,7 +33,7 @@ final class BacklogMonitor implements AutoCloseable {
 
     private final Admin admin;
     private final double jobSeconds;
-    private final com.fairpix.core.capacity.PoolCapacity capacity;
+    private final java.util.function.ToDoubleFunction<String> measuredCapacity;
     private final redis.clients.jedis.UnifiedJedis redis;
     private final java.time.Clock clock;
     private final Map<String, Double> seconds = new ConcurrentHashMap<>();
@@ -42,12 +42,15 @@ final class BacklogMonitor implements AutoCloseable {
 
     /**
      * @param jobSeconds seconds per queued job; 0 = measured
-     * @param redis      where the pool's capacity and recent costs are read (measured mode)
+     * @param redis      where the pool's recent costs are read (measured mode)
+     * @param measuredCapacity pool → its measured capacity, cost units/s (0: none yet), as the
+     *                   ingest's FarmCapacity last read it (one reader of the workers' figures)
      */
-    BacklogMonitor(String bootstrap, double jobSeconds, Duration timeout, redis.clients.jedis.UnifiedJedis redis, java.time.Clock clock) {
+    BacklogMonitor(String bootstrap, double jobSeconds, Duration timeout, redis.clients.jedis.UnifiedJedis redis,
+                   java.util.function.ToDoubleFunction<String> measuredCapacity, java.time.Clock clock) {
         this.redis = redis;
         this.clock = clock;
-        this.capacity = new com.fairpix.core.capacity.PoolCapacity(redis);
+        this.measuredCapacity = measuredCapacity;
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "fairpix-ingest-backlog");
@@ -70,7 +73,7 @@ final class BacklogMonitor implements AutoCloseable {
             double costPerSecond = 0;
             try {
                 perJob = com.fairpix.core.capacity.SubmittedCost.meanCostPerJob(redis, pool, now);
-                costPerSecond = capacity.read(pool, now).costPerSecond();
+                costPerSecond = measuredCapacity.applyAsDouble(pool);
             } catch (RuntimeException e) {
                 // Redis away: the unmeasured conversion, not a stale or a zero one.
             }

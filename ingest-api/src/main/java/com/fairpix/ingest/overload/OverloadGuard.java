@@ -62,15 +62,15 @@ public final class OverloadGuard implements AutoCloseable {
     private volatile NodeState lastPublished;
     private long lastPublishMillis;
 
-    private OverloadGuard(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity, Breakers breakers, UnifiedJedis redis,
-                          UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock) {
+    private OverloadGuard(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity, java.util.function.ToDoubleFunction<String> measuredCapacity,
+                          Breakers breakers, UnifiedJedis redis, UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock) {
         this.config = config;
         this.farmCapacity = farmCapacity;
         this.breakers = breakers;
         this.clock = clock;
         this.meters = meters;
         this.channel = new ControlChannel(redis, subscriber, config.nodeId(), peer -> timer.execute(this::tick));
-        this.backlog = config.shedding() ? new BacklogMonitor(kafkaBootstrap, config.jobSeconds(), Duration.ofSeconds(2), redis, clock) : null;
+        this.backlog = config.shedding() ? new BacklogMonitor(kafkaBootstrap, config.jobSeconds(), Duration.ofSeconds(2), redis, measuredCapacity, clock) : null;
         Gauge.builder(MetricNames.OVERLOAD_RAMP_LEVEL, () -> level).description("admission level during a ramped recovery, 0..1").register(meters);
         for (String pool : POOLS) {
             Gauge.builder(MetricNames.OVERLOAD_SHEDDING_LEVEL, () -> farmShedding.getOrDefault(pool, 0)).tag("pool", pool).register(meters);
@@ -91,10 +91,13 @@ public final class OverloadGuard implements AutoCloseable {
      * @param subscriber no-read-timeout client for the control subscription; closed with the guard
      * @param farmCapacity the farm's admission capacity now, tokens/s (0: unknown), which the ramp
      *                     scales unless {@code overload.ramp.capacity} pins one
+     * @param measuredCapacity pool → its measured capacity, cost units/s (0: none yet), which turns
+     *                     the backlog's queued cost into queue seconds
      */
-    public static OverloadGuard start(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity, Breakers breakers, UnifiedJedis redis,
+    public static OverloadGuard start(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity,
+                                      java.util.function.ToDoubleFunction<String> measuredCapacity, Breakers breakers, UnifiedJedis redis,
                                       UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock) {
-        OverloadGuard g = new OverloadGuard(config, farmCapacity, breakers, redis, subscriber, kafkaBootstrap, meters, clock);
+        OverloadGuard g = new OverloadGuard(config, farmCapacity, measuredCapacity, breakers, redis, subscriber, kafkaBootstrap, meters, clock);
         g.channel.start();
         g.timer.scheduleWithFixedDelay(g::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
         if (g.backlog != null) g.timer.scheduleWithFixedDelay(g::readBacklog, 0, config.backlogRead().toMillis(), TimeUnit.MILLISECONDS);
