@@ -20,7 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** Wires the autoscaler from configuration: real signals, the configured actuator, HTTP. */
 public final class AutoscalerService {
@@ -41,7 +41,7 @@ public final class AutoscalerService {
         int interval = config.integer(Setting.AUTOSCALER_INTERVAL_SECONDS);
         String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);
         KafkaSupport.ensureTopics(bootstrap, config.integer(Setting.JOB_PARTITIONS));
-        JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
+        UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         // A reading must finish well within one period, or the next one is late.
         Duration readTimeout = Duration.ofMillis(Math.max(2000, Math.min(5000, interval * 800L)));
         com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);

@@ -16,6 +16,7 @@ import io.github.bucket4j.redis.jedis.Bucket4jJedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -29,12 +30,13 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
- * One admission decision (cost 1 token) for a Zipf-skewed tenant, by four limiters in the same
+ * One admission decision (cost 1 token) for a Zipf-skewed tenant, by five limiters in the same
  * run against the same Redis: ours in memory, ours over Redis (one EVALSHA), Bucket4j in memory,
- * Bucket4j over Redis with its Jedis (CAS) backend. Limits are high (1e6 tokens/s) so that every
+ * Bucket4j over Redis with its Jedis (CAS) backend, and the floor of any one-round-trip Redis
+ * limiter: a plain one-key Lua token bucket ({@code floor-bucket.lua}, one EVALSHA). Limits are high (1e6 tokens/s) so that every
  * decision is an admission: the cost of deciding, not of rejecting, is measured.
  *
  * <p>Redis: {@code FAIRPIX_REDIS_URL} (default {@code redis://127.0.0.1:16379}). See bench/README.md.
@@ -43,7 +45,7 @@ import redis.clients.jedis.JedisPooled;
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class AdmissionBenchmark {
-    @Param({"fairpix-local", "fairpix-redis", "bucket4j-local", "bucket4j-redis"})
+    @Param({"fairpix-local", "fairpix-redis", "bucket4j-local", "bucket4j-redis", "floor-redis"})
     public String limiter;
 
     @Param({"10", "10000"})
@@ -58,7 +60,10 @@ public class AdmissionBenchmark {
     Admission ours;
     Bucket[] localBuckets;
     Bucket[] redisBuckets;
-    JedisPooled redis;
+    UnifiedJedis redis;
+    String[] floorKeys;
+    String floorSha;
+    static final List<String> FLOOR_ARGS = List.of("1000000000", "1000000000000000", "1000000000");
 
     @State(Scope.Thread)
     public static class Cursor {
@@ -97,6 +102,12 @@ public class AdmissionBenchmark {
                     redisBuckets[i] = proxies.builder().build(key, () -> config);
                 }
             }
+            case "floor-redis" -> {
+                redis = Redis.connect(url);
+                floorSha = redis.scriptLoad(floorScript(), "fp:bench:floor");
+                floorKeys = new String[tenants];
+                for (int i = 0; i < tenants; i++) floorKeys[i] = "fp:{" + tenantRecords[i].id() + "}:floor";
+            }
             default -> throw new IllegalArgumentException(limiter);
         }
     }
@@ -112,8 +123,17 @@ public class AdmissionBenchmark {
         return switch (limiter) {
             case "fairpix-local", "fairpix-redis" -> ours.decide(tenantRecords[t], Limits.NANO, null).allowed();
             case "bucket4j-local" -> localBuckets[t].tryConsume(1);
+            case "floor-redis" -> ((Long) redis.evalsha(floorSha, List.of(floorKeys[t]), FLOOR_ARGS)) == 1;
             default -> redisBuckets[t].tryConsume(1);
         };
+    }
+
+    static String floorScript() {
+        try (var in = AdmissionBenchmark.class.getResourceAsStream("/floor-bucket.lua")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** {@code n} tenant indices drawn from a Zipf(s) distribution over {@code tenants} by inverse CDF. */

@@ -45,7 +45,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The farm against the work it cannot avoid (issue 21), each farm build ("variant": a
@@ -81,7 +81,7 @@ public final class FarmBench {
     private final String adminToken = "bench-admin-token-" + UUID.randomUUID();
     private final String run = UUID.randomUUID().toString().substring(0, 6);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final JedisPooled redis;
+    private final UnifiedJedis redis;
     private final JobStore jobs;
     private final List<String> tenants = Collections.synchronizedList(new ArrayList<>());
     /** Record the measured services with JFR (off: no Java-sample split, and no recording's own cost). */

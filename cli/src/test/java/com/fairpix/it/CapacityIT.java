@@ -42,7 +42,7 @@ class CapacityIT {
         byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
         double cost = 2048.0 * 1536 / 1e6;
         // Replicas of earlier tests that were killed, not stopped, count for up to 30 s: start from none.
-        try (var redis = new redis.clients.jedis.JedisPooled(URI.create(config.get(Setting.REDIS_URL)))) {
+        try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
             redis.del(com.fairpix.core.redis.RedisKeys.capacity("cpu"));
         }
         // Jobs other tests left in the cpu queue would share the worker with this drain (the measured

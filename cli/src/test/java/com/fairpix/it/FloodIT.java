@@ -91,7 +91,7 @@ class FloodIT {
         assertThat(soft).isPositive();
         assertThat(config.decimal(Setting.BACKLOG_HARD_SECONDS)).isGreaterThan(soft);
         Farm.drainCpuQueue(Farm.config());
-        try (var redis = new redis.clients.jedis.JedisPooled(URI.create(config.get(Setting.REDIS_URL)))) {
+        try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
             // Killed replicas of earlier tests count for 30 s, and their tenants for 120 s: start from none.
             redis.del(RedisKeys.capacity("cpu"), RedisKeys.activeTenants("cpu"));
         }

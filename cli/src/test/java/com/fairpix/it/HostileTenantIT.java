@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Tenant A holds a valid API key and attacks: oversized and endless uploads (chunked and declared),
@@ -73,7 +73,7 @@ class HostileTenantIT {
     static IngestApi ingest;
     static Worker worker;
     static Farm.Client client;
-    static JedisPooled redis;
+    static UnifiedJedis redis;
     static String tenantA;
     static String keyA;
     static String keyB;
@@ -183,7 +183,7 @@ class HostileTenantIT {
         ingest = IngestApi.start(config);
         worker = Worker.start(config.with(Setting.WORKER_THREADS, "2").with(Setting.WORKER_PORT, "0"), 0);
         client = new Farm.Client(ingest.port());
-        redis = new JedisPooled(URI.create(config.get(Setting.REDIS_URL)));
+        redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL));
         tenantA = Farm.tenantId("it-hostile-a");
         keyA = client.createTenant(tenantA, Map.of());
         tenantIdB = Farm.tenantId("it-hostile-b");

@@ -215,7 +215,7 @@ class IsolationIT {
     }
 
     private static Decision autoscalerDecision(String tenant) throws Exception {
-        redis.clients.jedis.JedisPooled redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL));
+        redis.clients.jedis.UnifiedJedis redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL));
         com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);
         try (FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10)),
                 new IngestQpsReader(redis), 10, redis, new TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),

@@ -14,7 +14,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /** The job store against the real Redis: its pipelined create reports what Redis refuses. */
@@ -27,7 +27,7 @@ class JobStoreIT {
 
     @Test
     void aCreateThatRedisRefusesThrowsInsteadOfPassingForStored() {
-        try (JedisPooled redis = Redis.connect(Farm.config().get(Setting.REDIS_URL))) {
+        try (UnifiedJedis redis = Redis.connect(Farm.config().get(Setting.REDIS_URL))) {
             JobStore jobs = new JobStore(redis, 60);
             String tenant = Farm.tenantId("it-store");
             String ok = UUID.randomUUID().toString(), refused = UUID.randomUUID().toString();

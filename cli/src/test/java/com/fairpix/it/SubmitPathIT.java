@@ -164,7 +164,7 @@ class SubmitPathIT {
         assertThat(message.schedulingCost()).isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-6));
 
         // The autoscaler's per-second cost counter for the pool counts it too (other tests' jobs may share the second).
-        try (var redis = new redis.clients.jedis.JedisPooled(java.net.URI.create(config.get(Setting.REDIS_URL)))) {
+        try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
             String counted = redis.get(com.fairpix.core.redis.RedisKeys.submittedCostPerSecond("cpu", created.getEpochSecond()));
             assertThat(counted).isNotNull();
             assertThat(Double.parseDouble(counted)).isGreaterThanOrEqualTo(expected - 1e-6);

@@ -9,7 +9,7 @@ import com.fairpix.core.job.JobIds;
 import com.fairpix.core.json.Json;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.webhook.DeliveryStore;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.notify.WebhookDispatcher;
 import java.time.Duration;
@@ -29,7 +29,7 @@ class WebhookIsolationIT {
     void w12_aSlowEndpointOfOneTenantNeverDelaysAnothersDeliveries() throws Exception {
         FairpixConfig config = Webhooks.config("5s").with(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY, "2");
         try (Receiver receiver = new Receiver(); IngestApi ingest = IngestApi.start(config);
-             JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL))) {
+             UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL))) {
             receiver.otherwise("/slow", new Receiver.Answer(200, Map.of(), 30_000));
             Farm.Client client = new Farm.Client(ingest.port());
             String a = Farm.tenantId("it-wh-slow");

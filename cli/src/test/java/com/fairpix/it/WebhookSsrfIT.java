@@ -17,7 +17,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * W8 (DNS rebinding) on the real stack: the callback host resolves first to a public address, then
@@ -35,7 +35,7 @@ class WebhookSsrfIT {
         InetAddress loopback = InetAddress.getByName("127.0.0.1");
         try (Receiver receiver = new Receiver();
              IngestApi ingest = IngestApi.start(config);
-             JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL))) {
+             UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL))) {
             Farm.Client client = new Farm.Client(ingest.port());
             String tenant = Farm.tenantId("it-wh-rebind");
             client.createTenant(tenant, Map.of());

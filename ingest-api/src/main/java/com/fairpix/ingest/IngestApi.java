@@ -39,13 +39,13 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** The ingest-api service: tenant API, admin API, /metrics and /health on one port. */
 public final class IngestApi implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(IngestApi.class);
 
-    private final JedisPooled redis;
+    private final UnifiedJedis redis;
     private final ObjectStore objects;
     private final KafkaProducer<String, byte[]> producer;
     private final Javalin app;
@@ -56,7 +56,7 @@ public final class IngestApi implements AutoCloseable {
 
     private final Javalin metricsApp;
 
-    private IngestApi(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
+    private IngestApi(UnifiedJedis redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
                       OverloadGuard overload, Javalin metricsApp, RefusalBudget refusals, FarmCapacity capacity) {
         this.metricsApp = metricsApp;
         this.capacity = capacity;
@@ -79,7 +79,7 @@ public final class IngestApi implements AutoCloseable {
         // A guessable admin token is refused before anything is started.
         com.fairpix.core.http.AdminTokens.check(config);
         AdmissionConfig admissionConfig = AdmissionConfig.from(config);
-        JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
+        UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
         KafkaSupport.ensureTopics(config.get(Setting.KAFKA_BOOTSTRAP), config.integer(Setting.JOB_PARTITIONS));

@@ -43,7 +43,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The worker service of one pool: consumes {@code fairpix.jobs.{pool}} as a member of the pool's
@@ -54,7 +54,7 @@ import redis.clients.jedis.JedisPooled;
 public final class Worker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Worker.class);
 
-    private final JedisPooled redis;
+    private final UnifiedJedis redis;
     private final ObjectStore objects;
     private final KafkaProducer<String, byte[]> producer;
     private final JobConsumer consumer;
@@ -66,7 +66,7 @@ public final class Worker implements AutoCloseable {
     /** Withdraws this replica's measured capacity (a stopped worker serves nothing). */
     private final Runnable withdrawCapacity;
 
-    private Worker(JedisPooled redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http,
+    private Worker(UnifiedJedis redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http,
                    TenantDirectory directory, ScheduledExecutorService housekeeping, java.util.concurrent.ExecutorService finishers,
                    Runnable withdrawCapacity) {
         this.finishers = finishers;
@@ -87,7 +87,7 @@ public final class Worker implements AutoCloseable {
      */
     public static Worker start(FairpixConfig config, int httpPort) {
         String pool = config.get(Setting.WORKER_POOL);
-        JedisPooled redis = Redis.connect(config.get(Setting.REDIS_URL));
+        UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
         String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);

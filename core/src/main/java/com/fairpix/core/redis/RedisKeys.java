@@ -2,7 +2,9 @@ package com.fairpix.core.redis;
 
 /**
  * Redis key layout. Per-tenant keys carry the tenant in a hash tag ({@code fp:{t42}:...}) so one
- * tenant's keys share a Redis Cluster slot.
+ * tenant's keys share a Redis Cluster slot; per-pool keys carry {@code {pool:<pool>}} (no tenant id
+ * contains a colon), so the keys one transaction, {@code MGET} or script touches always share a
+ * slot. Farm-wide keys without a tag are only ever touched one per command.
  */
 public final class RedisKeys {
     private RedisKeys() {}
@@ -75,34 +77,38 @@ public final class RedisKeys {
      * ingest node with INCR and expiring after 2 minutes; the autoscaler sums them into QPS.
      * One small farm-wide key per second: at most one INCR per accepted job.
      */
-    public static String submissionsPerSecond(String pool, long epochSecond) { return "fp:qps:" + pool + ":" + epochSecond; }
+    public static String submissionsPerSecond(String pool, long epochSecond) { return poolTag(pool) + ":qps:" + epochSecond; }
     /** Hash of a pool's measured service rate: worker replica id → JSON (see {@code PoolCapacity}). */
-    public static String capacity(String pool) { return "fp:capacity:" + pool; }
+    public static String capacity(String pool) { return poolTag(pool) + ":capacity"; }
     /** Cost units (admission tokens) of the jobs accepted for {@code pool} in that second, all ingest nodes; a float, expires like the job count. */
-    public static String submittedCostPerSecond(String pool, long epochSecond) { return "fp:qps-cost:" + pool + ":" + epochSecond; }
+    public static String submittedCostPerSecond(String pool, long epochSecond) { return poolTag(pool) + ":qps-cost:" + epochSecond; }
 
     /**
      * Sorted set of the tenants that submitted to a pool, scored by their last submission (epoch
      * seconds): the autoscaler's per-tenant view and ingest's sum of active tenants' guarantees.
      */
-    public static String activeTenants(String pool) { return "fp:active:" + pool; }
+    public static String activeTenants(String pool) { return poolTag(pool) + ":active"; }
 
     /**
-     * Admission state of one tenant: a hash with the guaranteed (private) token bucket, the
-     * ceiling bucket and the daily-quota counter, in nanotokens and microseconds. Expires once
-     * every bucket in it would be full again anyway.
+     * Admission state of one tenant: six doubles packed by {@code admission.lua} (the guaranteed
+     * token bucket, the ceiling bucket and the daily-quota counter, in nanotokens and microseconds).
+     * Expires once every bucket in it would be full again anyway. (Named {@code adm-state} since
+     * it stopped being a hash: an older node's {@code fp:{t}:adm} hash just expires.)
      */
-    public static String admission(String tenant) { return "fp:{" + tenant + "}:adm"; }
+    public static String admission(String tenant) { return "fp:{" + tenant + "}:adm-state"; }
 
     /** Sorted set of a tenant's concurrency leases: job id scored by the lease's expiry, epoch microseconds. */
     public static String admissionLeases(String tenant) { return "fp:{" + tenant + "}:leases"; }
 
     /**
-     * A worker pool's borrowing bucket (one hash per pool, refilled at the pool's capacity C; its
-     * own slot in Redis Cluster). Touched by every admission of the pool's tenants when borrowing is
-     * on; see docs/admission.md for the Cluster caveat.
+     * A worker pool's borrowing bucket (one hash per pool, refilled at the pool's capacity C). Ingest
+     * nodes lease chunks of it ({@code pool-lease.lua}); no per-decision script touches it, so a
+     * decision's keys are the tenant's alone (docs/admission.md, "The pool lease").
      */
-    public static String admissionPool(String pool) { return "fp:{pool}:adm:" + pool; }
+    public static String admissionPool(String pool) { return poolTag(pool) + ":adm"; }
+
+    /** {@code fp:{pool:<pool>}}: the prefix, and Redis Cluster hash tag, of a pool's keys. */
+    private static String poolTag(String pool) { return "fp:{pool:" + pool + "}"; }
 
     /**
      * Pub/sub channel of overload state: each ingest node publishes its breakers, ramp start and

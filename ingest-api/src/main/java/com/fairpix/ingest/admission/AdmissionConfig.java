@@ -24,10 +24,11 @@ import java.util.Set;
  * @param shadow           policies decided and counted but not enforced
  * @param dayOffset        start of the quota day after 00:00 UTC
  * @param redisRetry       how long a node stays on its fallback before trying Redis again
+ * @param poolLease        lease period P of the pool's borrowing bucket: a node leases C × P tokens at a time
  */
 public record AdmissionConfig(double farmCapacity, double poolBurst, double ceilingFactor, double costBase,
                               double costPerMegapixel, Duration leaseTtl, RedisDown redisDown, int nodes,
-                              Set<Policy> shadow, Duration dayOffset, Duration redisRetry) {
+                              Set<Policy> shadow, Duration dayOffset, Duration redisRetry, Duration poolLease) {
 
     /** Behaviour while Redis is unreachable. */
     public enum RedisDown {
@@ -46,8 +47,11 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
 
     /** In-memory defaults for tests and benches: no farm capacity (no borrowing), everything else as shipped. */
     public static AdmissionConfig defaults() {
-        return new AdmissionConfig(0, 0, 2, 0, 1, Duration.ofMinutes(15), RedisDown.OPEN, 1, Set.of(), Duration.ZERO, Duration.ofSeconds(1));
+        return new AdmissionConfig(0, 0, 2, 0, 1, Duration.ofMinutes(15), RedisDown.OPEN, 1, Set.of(), Duration.ZERO, Duration.ofSeconds(1), DEFAULT_POOL_LEASE);
     }
+
+    /** {@code admission.pool-lease-millis}' default. */
+    public static final Duration DEFAULT_POOL_LEASE = Duration.ofMillis(50);
 
     /** @throws IllegalArgumentException naming the setting to change */
     public static AdmissionConfig from(FairpixConfig config) {
@@ -65,7 +69,7 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
                 number(config, Setting.ADMISSION_CEILING_FACTOR), number(config, Setting.ADMISSION_COST_BASE),
                 number(config, Setting.ADMISSION_COST_PER_MEGAPIXEL), Duration.ofSeconds(config.longValue(Setting.ADMISSION_LEASE_TTL_SECONDS)),
                 down, config.integer(Setting.ADMISSION_NODES), shadow, Duration.ofSeconds(config.longValue(Setting.ADMISSION_DAY_OFFSET_SECONDS)),
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1), Duration.ofMillis(config.longValue(Setting.ADMISSION_POOL_LEASE_MILLIS)));
         List<String> problems = c.problems();
         if (!problems.isEmpty()) throw new IllegalArgumentException("admission settings: " + String.join("; ", problems));
         return c;
@@ -85,6 +89,7 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
         if (leaseTtl.isNegative() || leaseTtl.isZero()) p.add(Setting.ADMISSION_LEASE_TTL_SECONDS.env() + " must be > 0");
         if (nodes < 1) p.add(Setting.ADMISSION_NODES.env() + " must be >= 1");
         if (dayOffset.isNegative() || dayOffset.compareTo(Duration.ofDays(1)) >= 0) p.add(Setting.ADMISSION_DAY_OFFSET_SECONDS.env() + " must be 0..86399");
+        if (poolLease.toMillis() < 1 || poolLease.toMillis() > 10_000) p.add(Setting.ADMISSION_POOL_LEASE_MILLIS.env() + " must be 1..10000 ms");
         if (shadow.contains(Policy.COST_EXCEEDS_BURST)) p.add(Setting.ADMISSION_SHADOW.env() + " cannot shadow cost-exceeds-burst");
         return p;
     }
@@ -95,19 +100,19 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
     public int shadowMask() { return Policy.mask(shadow); }
 
     public AdmissionConfig withFarmCapacity(double capacity, double ceiling) {
-        return new AdmissionConfig(capacity, poolBurst, ceiling, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, shadow, dayOffset, redisRetry);
+        return new AdmissionConfig(capacity, poolBurst, ceiling, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease);
     }
 
     public AdmissionConfig withShadow(Set<Policy> policies) {
-        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, policies, dayOffset, redisRetry);
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, policies, dayOffset, redisRetry, poolLease);
     }
 
     public AdmissionConfig withRedisDown(RedisDown down, int nodeCount) {
-        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, down, nodeCount, shadow, dayOffset, redisRetry);
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, down, nodeCount, shadow, dayOffset, redisRetry, poolLease);
     }
 
     public AdmissionConfig withLeaseTtl(Duration ttl) {
-        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, ttl, redisDown, nodes, shadow, dayOffset, redisRetry);
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, ttl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease);
     }
 
     private static double number(FairpixConfig config, Setting s) {

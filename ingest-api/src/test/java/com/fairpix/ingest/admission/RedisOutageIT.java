@@ -17,7 +17,7 @@ import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Redis stopped in the middle of the test: every request still gets an answer by the configured
@@ -36,7 +36,7 @@ class RedisOutageIT {
                 "--appendonly", "no", "--dir", dir.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (true) {
-            try (JedisPooled probe = Redis.connect("redis://127.0.0.1:" + port)) {
+            try (UnifiedJedis probe = Redis.connect("redis://127.0.0.1:" + port)) {
                 if ("PONG".equals(probe.ping())) return;
             } catch (RuntimeException e) {
                 if (System.nanoTime() > deadline) throw new AssertionError("redis-server did not start: " + Files.readString(dir.resolve("redis.log")), e);
@@ -62,7 +62,7 @@ class RedisOutageIT {
         Tenant t = AdmissionContract.tenant("outage-" + UUID.randomUUID().toString().substring(0, 8), 1000, 1000);
         AdmissionConfig open = AdmissionConfig.defaults().withRedisDown(AdmissionConfig.RedisDown.OPEN, 2);
         AdmissionConfig closed = AdmissionConfig.defaults().withRedisDown(AdmissionConfig.RedisDown.CLOSED, 2);
-        try (JedisPooled redis = Redis.connect("redis://127.0.0.1:" + port)) {
+        try (UnifiedJedis redis = Redis.connect("redis://127.0.0.1:" + port)) {
             FailoverAdmission failOpen = new FailoverAdmission(new RedisAdmission(redis, open), open, Clock.systemUTC());
             FailoverAdmission failClosed = new FailoverAdmission(new RedisAdmission(redis, closed), closed, Clock.systemUTC());
             Decision before = failOpen.decide(t, Limits.nano(1), null);

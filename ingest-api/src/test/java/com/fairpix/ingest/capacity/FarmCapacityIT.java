@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * What admission hands out per pool, read from the real Redis: the workers' published figures and
@@ -31,7 +31,7 @@ import redis.clients.jedis.JedisPooled;
  * workers and tenants do not count.
  */
 class FarmCapacityIT {
-    static JedisPooled redis;
+    static UnifiedJedis redis;
 
     @BeforeAll
     static void connect() {
@@ -41,7 +41,7 @@ class FarmCapacityIT {
             if (System.getenv("FAIRPIX_REQUIRE_STACK") != null) Assertions.fail(why);
             Assumptions.abort(why);
         }
-        redis = new JedisPooled(java.net.URI.create(url));
+        redis = com.fairpix.core.redis.Redis.connect(url);
     }
 
     @AfterAll

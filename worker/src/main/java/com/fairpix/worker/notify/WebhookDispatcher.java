@@ -51,7 +51,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The webhook dispatcher: turns {@code job.succeeded} / {@code job.failed} events from
@@ -112,7 +112,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
 
 
-    private final JedisPooled redis;
+    private final UnifiedJedis redis;
     private final DeliveryStore deliveries;
     private final TenantDirectory directory;
     private final TenantStore tenants;

@@ -19,20 +19,26 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * Admission shared by every ingest node through Redis: one {@code EVALSHA} of
- * {@code admission.lua} per decision, timed by Redis's own {@code TIME} (never a node's clock),
- * so two nodes can never both spend the same token.
+ * {@code admission.lua} per decision on the tenant's two keys (one Redis Cluster slot), timed by
+ * Redis's own {@code TIME} (never a node's clock), so two nodes can never both spend the same
+ * token of a tenant. The pool's borrowing bucket is leased in chunks by each node
+ * ({@link PoolLease}, {@code pool-lease.lua}): about one extra round trip per
+ * {@code C × admission.pool-lease-millis} tokens, none per decision.
  *
  * <p>Redis errors ({@link redis.clients.jedis.exceptions.JedisException}) propagate; {@link FailoverAdmission}
  * decides what an outage means.
  */
 public final class RedisAdmission implements Admission {
-    public static final String SCRIPT = load();
+    public static final String SCRIPT = load("/admission/admission.lua");
+    public static final String LEASE_SCRIPT = load("/admission/pool-lease.lua");
+    private static final String SCRIPT_SHA = sha1(SCRIPT);
+    private static final String LEASE_SHA = sha1(LEASE_SCRIPT);
 
     private final UnifiedJedis redis;
     private final AdmissionConfig config;
     private final FarmShare share;
     private final LongSupplier testClock;
-    private volatile String sha;
+    private final java.util.concurrent.ConcurrentHashMap<String, PoolLease> leases = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** With the config's own capacity (pinned, or none). */
     public RedisAdmission(UnifiedJedis redis, AdmissionConfig config) {
@@ -62,7 +68,20 @@ public final class RedisAdmission implements Admission {
     @Override
     public Decision decide(Tenant tenant, String pool, long cost, String jobId) {
         Limits l = Limits.of(tenant, config, share.of(pool));
-        List<?> r = run(tenant.id(), pool, "decide", l, cost, jobId);
+        PoolLease lease = null;
+        PoolLease.Reservation reservation = NONE;
+        if (l.borrowing() && cost <= l.maxCostNano()) {
+            lease = lease(pool);
+            reservation = lease.reserve(l, cost, testMicros());
+        }
+        List<?> r;
+        try {
+            r = run(tenant.id(), "decide", l, cost, reservation, jobId);
+        } catch (RuntimeException e) {
+            if (lease != null) lease.settle(reservation, cost, 0);
+            throw e;
+        }
+        if (lease != null) lease.settle(reservation, cost, (int) num(r.get(9)));
         boolean allowed = num(r.get(0)) == 1;
         return new Decision(allowed, Policy.fromMask((int) num(r.get(1))), Policy.fromMask((int) num(r.get(2))), cost,
                 num(r.get(3)), num(r.get(4)), num(r.get(5)), num(r.get(6)), num(r.get(7)), num(r.get(8)), l, false);
@@ -70,29 +89,61 @@ public final class RedisAdmission implements Admission {
 
     @Override
     public void charge(Tenant tenant, long cost) {
-        run(tenant.id(), tenant.pool(), "charge", Limits.of(tenant, config, share.of(tenant.pool())), cost, null);
+        Limits l = Limits.of(tenant, config, share.of(tenant.pool()));
+        run(tenant.id(), "charge", l, cost, NONE, null);
+        if (l.borrowing()) lease(tenant.pool()).charge(cost);
     }
+
+    /** Leases made by this node for {@code pool} so far (extra round trips besides one per decision). */
+    public long poolLeases(String pool) {
+        PoolLease lease = leases.get(pool);
+        return lease == null ? 0 : lease.leases();
+    }
+
+    private static final PoolLease.Reservation NONE = new PoolLease.Reservation(0, 0);
+
+    private PoolLease lease(String pool) {
+        return leases.computeIfAbsent(pool, p -> new PoolLease(
+                (rate, burst, settle, want, now) -> leaseFromRedis(p, rate, burst, settle, want, now),
+                config.poolLease().toNanos() / 1000,
+                testClock != null ? testClock : () -> System.nanoTime() / 1000));
+    }
+
+    private PoolLease.Grant leaseFromRedis(String pool, long rate, long burst, long settle, long want, long now) {
+        List<?> r = (List<?>) eval(LEASE_SHA, LEASE_SCRIPT, List.of(RedisKeys.admissionPool(pool)),
+                List.of(now < 0 ? "" : Long.toString(now), Long.toString(rate), Long.toString(burst), Long.toString(settle), Long.toString(want)));
+        return new PoolLease.Grant(num(r.get(0)), num(r.get(1)), num(r.get(2)));
+    }
+
+    private long testMicros() { return testClock == null ? -1 : testClock.getAsLong(); }
 
     @Override
     public void release(String tenant, String jobId) {
         redis.zrem(RedisKeys.admissionLeases(tenant), jobId);
     }
 
-    private List<?> run(String tenant, String pool, String op, Limits l, long cost, String jobId) {
-        List<String> keys = List.of(RedisKeys.admission(tenant), RedisKeys.admissionLeases(tenant), RedisKeys.admissionPool(pool));
+    private List<?> run(String tenant, String op, Limits l, long cost, PoolLease.Reservation reservation, String jobId) {
+        boolean borrow = l.borrowing();
+        List<String> keys = List.of(RedisKeys.admission(tenant), RedisKeys.admissionLeases(tenant));
         List<String> args = List.of(testClock == null ? "" : Long.toString(testClock.getAsLong()), op, Long.toString(cost),
-                Long.toString(l.rateMilli()), Long.toString(l.burstNano()), Long.toString(l.ceilRateMilli()), Long.toString(l.ceilBurstNano()),
-                Long.toString(l.poolRateMilli()), Long.toString(l.poolBurstNano()), Long.toString(l.dailyQuota()),
+                Long.toString(l.rateMilli()), Long.toString(l.burstNano()),
+                borrow ? Long.toString(l.ceilRateMilli()) : "0", borrow ? Long.toString(l.ceilBurstNano()) : "0",
+                Long.toString(reservation.reservedNano()), Long.toString(reservation.waitMicros()), Long.toString(l.dailyQuota()),
                 Long.toString(l.dayOffsetMicros()), Integer.toString(l.maxConcurrent()), Long.toString(l.leaseTtlMicros()),
                 jobId == null ? "" : jobId, Integer.toString(config.shadowMask()));
-        String current = sha;
-        if (current == null) current = sha = redis.scriptLoad(SCRIPT);
+        return (List<?>) eval(SCRIPT_SHA, SCRIPT, keys, args);
+    }
+
+    /**
+     * EVALSHA, or EVAL where the node (a restarted one, a new cluster master) does not have the
+     * script yet; EVAL caches it there. The SHA is computed here, so no SCRIPT LOAD is needed on
+     * any node of a cluster.
+     */
+    private Object eval(String sha, String script, List<String> keys, List<String> args) {
         try {
-            return (List<?>) redis.evalsha(current, keys, args);
+            return redis.evalsha(sha, keys, args);
         } catch (JedisNoScriptException e) {
-            // Redis restarted and lost its script cache: send the script itself this once.
-            sha = null;
-            return (List<?>) redis.eval(SCRIPT, keys, args);
+            return redis.eval(script, keys, args);
         }
     }
 
@@ -102,9 +153,17 @@ public final class RedisAdmission implements Admission {
         return Long.parseLong(String.valueOf(o));
     }
 
-    private static String load() {
-        try (InputStream in = RedisAdmission.class.getResourceAsStream("/admission/admission.lua")) {
-            if (in == null) throw new IllegalStateException("admission/admission.lua missing from the classpath");
+    private static String sha1(String script) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String load(String resource) {
+        try (InputStream in = RedisAdmission.class.getResourceAsStream(resource)) {
+            if (in == null) throw new IllegalStateException(resource + " missing from the classpath");
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
