@@ -45,7 +45,7 @@ import redis.clients.jedis.UnifiedJedis;
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class AdmissionBenchmark {
-    @Param({"fairpix-local", "fairpix-redis", "bucket4j-local", "bucket4j-redis", "floor-redis"})
+    @Param({"fairpix-local", "fairpix-redis", "fairpix-redis-borrow", "bucket4j-local", "bucket4j-redis", "floor-redis"})
     public String limiter;
 
     @Param({"10", "10000"})
@@ -89,6 +89,18 @@ public class AdmissionBenchmark {
                 redis = Redis.connect(url);
                 ours = new RedisAdmission(redis, AdmissionConfig.defaults());
             }
+            case "fairpix-redis-borrow" -> {
+                // The production path: a pool capacity C (pinned at 1e6 tokens/s) and tenants
+                // guaranteed 1 token/s with a ceiling of 2, so every decision goes through the
+                // pool lease (a reservation per decision, a lease per C x 50 ms tokens). The
+                // 1e6-token burst keeps every decision an admission for the whole run.
+                redis = Redis.connect(url);
+                for (int i = 0; i < tenants; i++) {
+                    tenantRecords[i] = new Tenant("b" + run + "-" + i, TenantState.ACTIVE, 1, 1, 1_000_000, 1_000_000_000L,
+                            1_000_000, 1 << 20, 50_000_000L, Tenant.FORMATS, null, null, "cpu", 1);
+                }
+                ours = new RedisAdmission(redis, AdmissionConfig.defaults().withFarmCapacity(1_000_000, 2));
+            }
             case "bucket4j-local" -> {
                 localBuckets = new Bucket[tenants];
                 for (int i = 0; i < tenants; i++) localBuckets[i] = Bucket.builder().addLimit(config.getBandwidths()[0]).build();
@@ -121,7 +133,7 @@ public class AdmissionBenchmark {
     public boolean decide(Cursor c) {
         int t = order[c.i++ & (KEYS - 1)];
         return switch (limiter) {
-            case "fairpix-local", "fairpix-redis" -> ours.decide(tenantRecords[t], Limits.NANO, null).allowed();
+            case "fairpix-local", "fairpix-redis", "fairpix-redis-borrow" -> ours.decide(tenantRecords[t], Limits.NANO, null).allowed();
             case "bucket4j-local" -> localBuckets[t].tryConsume(1);
             case "floor-redis" -> ((Long) redis.evalsha(floorSha, List.of(floorKeys[t]), FLOOR_ARGS)) == 1;
             default -> redisBuckets[t].tryConsume(1);

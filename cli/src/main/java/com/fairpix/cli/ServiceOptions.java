@@ -11,7 +11,7 @@ final class ServiceOptions {
     @Option(names = "--kafka", description = "Kafka bootstrap servers (FAIRPIX_KAFKA_BOOTSTRAP)")
     String kafka;
 
-    @Option(names = "--redis", description = "Redis URL, redis://host:port (FAIRPIX_REDIS_URL)")
+    @Option(names = "--redis", description = "Redis URL: redis://host:port, or redis-cluster://host:port[,host:port...] for a Redis Cluster (FAIRPIX_REDIS_URL)")
     String redis;
 
     @Option(names = "--s3-endpoint", description = "S3 endpoint URL (FAIRPIX_S3_ENDPOINT)")

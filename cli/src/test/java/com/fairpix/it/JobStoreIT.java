@@ -11,6 +11,7 @@ import com.fairpix.core.job.JobStore;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.redis.RedisKeys;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,10 @@ class JobStoreIT {
             // ingest would queue a job that has no record.
             redis.set(RedisKeys.job(tenant, refused), "not a hash");
             assertThatThrownBy(() -> jobs.create(record(tenant, refused))).isInstanceOf(JedisDataException.class).hasMessageContaining("WRONGTYPE");
-            redis.del(RedisKeys.job(tenant, ok), RedisKeys.job(tenant, refused), RedisKeys.jobIndex(tenant), RedisKeys.jobOwner(ok), RedisKeys.jobOwner(refused));
+            // One key per DEL: the owner keys live outside the tenant's slot on a cluster.
+            for (String key : List.of(RedisKeys.job(tenant, ok), RedisKeys.job(tenant, refused), RedisKeys.jobIndex(tenant), RedisKeys.jobOwner(ok), RedisKeys.jobOwner(refused))) {
+                redis.del(key);
+            }
         }
     }
 }

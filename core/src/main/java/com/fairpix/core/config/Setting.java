@@ -9,7 +9,7 @@ public enum Setting {
     KAFKA_BOOTSTRAP("kafka.bootstrap", "127.0.0.1:19092", "Kafka bootstrap servers (host:port,...)"),
     JOB_PARTITIONS("kafka.job-partitions", "12", "partitions of fairpix.jobs.{cpu,gpu} when fairpix creates them (caps a pool's useful replicas)"),
     TENANT_PARTITION_RATE("kafka.tenant-partition-rate", "50", "a tenant's jobs spread over ceil(rate / this) consecutive partitions of its pool's topic (tokens/s of admitted rate per partition); 0 keeps every tenant on one partition"),
-    REDIS_URL("redis.url", "redis://127.0.0.1:16379", "Redis URL (redis://host:port)"),
+    REDIS_URL("redis.url", "redis://127.0.0.1:16379", "Redis: redis://host:port (one server), or a Redis Cluster as redis-cluster://host:port[,host:port...] or a comma-separated list of seed nodes"),
     S3_ENDPOINT("s3.endpoint", "http://127.0.0.1:19000", "S3 endpoint URL (path-style); empty for AWS itself"),
     S3_REGION("s3.region", "us-east-1", "S3 region"),
     S3_ACCESS_KEY("s3.access-key", "fairpix", "S3 access key id"),

@@ -42,7 +42,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
@@ -190,13 +190,15 @@ public final class JobSubmitter {
     private void countForAutoscaler(String pool, String tenant, Instant now, double cost) {
         String key = RedisKeys.submissionsPerSecond(pool, now.getEpochSecond());
         String costKey = RedisKeys.submittedCostPerSecond(pool, now.getEpochSecond());
-        try (AbstractTransaction tx = redis.multi()) {
-            tx.incr(key);
-            tx.expire(key, 120);
-            tx.incrByFloat(costKey, cost);
-            tx.expire(costKey, 120);
-            tx.zadd(RedisKeys.activeTenants(pool), now.getEpochSecond(), tenant);
-            tx.exec();
+        // A pipeline, not MULTI: the counters need one round trip, not atomicity, and Jedis'
+        // RedisClusterClient.multi() throws UnsupportedOperationException (7.4.1).
+        try (AbstractPipeline p = redis.pipelined()) {
+            p.incr(key);
+            p.expire(key, 120);
+            p.incrByFloat(costKey, cost);
+            p.expire(costKey, 120);
+            p.zadd(RedisKeys.activeTenants(pool), now.getEpochSecond(), tenant);
+            p.sync();
         } catch (RuntimeException e) {
             log.debug("QPS counter not updated: {}", e.toString());
         }

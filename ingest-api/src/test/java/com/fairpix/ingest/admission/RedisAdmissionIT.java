@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The admission scenarios on the real Redis of {@code scripts/stack} (FAIRPIX_REDIS_URL), with
@@ -30,7 +33,7 @@ import redis.clients.jedis.JedisPooled;
  * and two nodes sharing one tenant's limits.
  */
 class RedisAdmissionIT extends AdmissionContract {
-    static JedisPooled redis;
+    static UnifiedJedis redis;
     static String url;
 
     @BeforeAll
@@ -49,7 +52,9 @@ class RedisAdmissionIT extends AdmissionContract {
         if (redis != null) redis.close();
     }
 
-    static JedisPooled pooled(String redisUrl, int connections) {
+    /** A client with {@code connections} pooled connections; on a cluster, the production client. */
+    static UnifiedJedis pooled(String redisUrl, int connections) {
+        if (Redis.isCluster(redisUrl)) return Redis.connect(redisUrl);
         java.net.URI uri = java.net.URI.create(redisUrl);
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(connections);
@@ -67,12 +72,16 @@ class RedisAdmissionIT extends AdmissionContract {
     protected boolean cheapDecisions() { return false; }
 
     @Override
-    protected void resetPool() { redis.del(RedisKeys.admissionPool("cpu"), RedisKeys.admissionPool("gpu")); }
+    protected void resetPool() {
+        // One key per DEL: two pools are two slots on a cluster.
+        redis.del(RedisKeys.admissionPool("cpu"));
+        redis.del(RedisKeys.admissionPool("gpu"));
+    }
 
     @Test
     void a6_fiveThousandConcurrentRequestsAllAdmittedOneRoundTripEach() throws Exception {
         Tenant t = tenant(id("a6"), 10_000, 10_000);
-        try (JedisPooled wide = pooled(url, 64)) {
+        try (UnifiedJedis wide = pooled(url, 64)) {
             RedisAdmission a = new RedisAdmission(wide, AdmissionConfig.defaults());
             a.decide(tenant(id("warm"), 1, 1), tokens(1), null); // loads the script
             long evalBefore = calls(wide, "evalsha") + calls(wide, "eval");
@@ -95,7 +104,7 @@ class RedisAdmissionIT extends AdmissionContract {
     @Test
     void twoNodesSharingRedisNeverAdmitMoreThanThePolicyAllows() throws Exception {
         Tenant t = tenant(id("two"), 50, 20, 1_000_000, 3);
-        try (JedisPooled r1 = pooled(url, 8); JedisPooled r2 = pooled(url, 8)) {
+        try (UnifiedJedis r1 = pooled(url, 8); UnifiedJedis r2 = pooled(url, 8)) {
             Admission[] nodes = {new RedisAdmission(r1, AdmissionConfig.defaults()), new RedisAdmission(r2, AdmissionConfig.defaults())};
             ExecutorService pool = Executors.newFixedThreadPool(16);
             AtomicInteger admitted = new AtomicInteger();
@@ -153,15 +162,29 @@ class RedisAdmissionIT extends AdmissionContract {
         assertThat(redis.strlen(RedisKeys.admission(quotaless.id()))).as("a tenant's state: six packed doubles").isEqualTo(48);
     }
 
-    static long calls(JedisPooled r, String command) {
-        String info = r.info("commandstats");
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("cmdstat_" + command + ":")) {
-                for (String part : line.substring(line.indexOf(':') + 1).split(",")) {
-                    if (part.startsWith("calls=")) return Long.parseLong(part.substring(6));
+    /** Calls of {@code command} Redis counted, summed over every node of a cluster. */
+    static long calls(UnifiedJedis r, String command) {
+        long sum = 0;
+        for (String info : commandStats(r)) {
+            for (String line : info.split("\r?\n")) {
+                if (line.startsWith("cmdstat_" + command + ":")) {
+                    for (String part : line.substring(line.indexOf(':') + 1).split(",")) {
+                        if (part.startsWith("calls=")) sum += Long.parseLong(part.substring(6));
+                    }
                 }
             }
         }
-        return 0;
+        return sum;
+    }
+
+    static List<String> commandStats(UnifiedJedis r) {
+        if (!(r instanceof RedisClusterClient cluster)) return List.of(r.info("commandstats"));
+        List<String> all = new ArrayList<>();
+        for (String node : cluster.getClusterNodes().keySet()) {
+            try (Jedis j = new Jedis(HostAndPort.from(node))) {
+                all.add(j.info("commandstats"));
+            }
+        }
+        return all;
     }
 }

@@ -24,8 +24,9 @@ import java.util.function.LongSupplier;
  *
  * <p>A lease is one Redis round trip that one thread makes at a time; other threads decide on what
  * the node holds meanwhile instead of waiting (a slow Redis must not queue every borrowing
- * decision behind one call). Sources: Bucket4j's "batching" optimisations and the token-server
- * pattern (a central bucket hands out chunks, clients spend locally).
+ * decision behind one call). Sources: Bucket4j's {@code Optimizations.batching()/delaying()} for
+ * distributed buckets and the token-server pattern (a central bucket hands out tokens, clients
+ * spend them locally, as in Sentinel's cluster flow control).
  */
 final class PoolLease {
     /** The farm-wide bucket a node leases from (Redis in production, a fake in unit tests). */

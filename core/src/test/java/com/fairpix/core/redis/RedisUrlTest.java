@@ -1,0 +1,35 @@
+package com.fairpix.core.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+
+/** The forms FAIRPIX_REDIS_URL takes: one server, a redis-cluster:// URL, a list of seed nodes. */
+class RedisUrlTest {
+    @Test
+    void oneServerIsNotACluster() {
+        assertThat(Redis.isCluster("redis://127.0.0.1:16379")).isFalse();
+        assertThat(Redis.nodes("redis://127.0.0.1:16379")).containsExactly(new HostAndPort("127.0.0.1", 16379));
+    }
+
+    @Test
+    void aClusterUrlOrASeedListNamesEveryNode() {
+        String url = "redis-cluster://10.0.0.1:7000,10.0.0.2:7001";
+        assertThat(Redis.isCluster(url)).isTrue();
+        assertThat(Redis.nodes(url)).containsExactly(new HostAndPort("10.0.0.1", 7000), new HostAndPort("10.0.0.2", 7001));
+        assertThat(Redis.isCluster("redis-cluster://10.0.0.1:7000")).as("one seed is enough for a cluster").isTrue();
+        String seeds = "redis://10.0.0.1:7000, 10.0.0.2:7001";
+        assertThat(Redis.isCluster(seeds)).isTrue();
+        assertThat(Redis.nodes(seeds)).containsExactly(new HostAndPort("10.0.0.1", 7000), new HostAndPort("10.0.0.2", 7001));
+    }
+
+    @Test
+    void aNodeWithoutHostOrPortOrAnotherSchemeIsRefusedWithTheFormsNamed() {
+        for (String bad : new String[] {"redis://127.0.0.1", "redis-cluster://", "http://127.0.0.1:6379", "127.0.0.1", "redis-cluster://a:1,b"}) {
+            assertThatThrownBy(() -> Redis.nodes(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("redis-cluster://host:port");
+        }
+    }
+}
