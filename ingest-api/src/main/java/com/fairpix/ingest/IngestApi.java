@@ -102,7 +102,7 @@ public final class IngestApi implements AutoCloseable {
         com.fairpix.core.webhook.UrlGuard webhookGuard = com.fairpix.core.webhook.UrlGuard.fromConfig(config);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
-        readiness.put("redis", () -> "PONG".equals(redis.ping()));
+        readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
         readiness.put("s3", objects::ping);
         SpecLimits specLimits = SpecLimits.from(config);
         com.fairpix.core.http.MetricsAccess metricsAccess = com.fairpix.core.http.MetricsAccess.from(config);

@@ -207,7 +207,7 @@ public final class Worker implements AutoCloseable {
         Javalin http = null;
         if (httpPort >= 0) {
             Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
-            readiness.put("redis", () -> "PONG".equals(redis.ping()));
+            readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
             readiness.put("s3", () -> !s3Down.getAsBoolean() && objects.ping());
             readiness.put("kafka", consumer::healthy);
             http = ServiceHttp.create(registry, readiness, c -> {});

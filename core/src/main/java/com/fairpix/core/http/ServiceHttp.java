@@ -98,6 +98,12 @@ public final class ServiceHttp {
                         io.javalin.http.HttpStatus.forStatus(e.getStatus()).getMessage(), e.getMessage()));
         });
         app.exception(Exception.class, (e, ctx) -> {
+            if (com.fairpix.core.redis.Redis.isOutage(e)) {
+                // Redis away or failing over (a read no handler guarded): the client retries, no bug to log.
+                log.warn("Redis unavailable on {} {}: {}", ctx.method(), ctx.path(), e.toString());
+                renderProblem(ctx, ApiProblem.unavailable("redis", "A data store is not answering right now; try again shortly.", 2));
+                return;
+            }
             log.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
             renderProblem(ctx, new ApiProblem(500, "internal", "Internal server error", "The request failed on our side; it has been logged."));
         });

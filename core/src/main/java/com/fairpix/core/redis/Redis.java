@@ -3,10 +3,13 @@ package com.fairpix.core.redis;
 import java.net.URI;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -89,6 +92,47 @@ public final class Redis {
                 .maxAttempts(5)
                 .maxTotalRetriesDuration(java.time.Duration.ofSeconds(4))
                 .build();
+    }
+
+    /**
+     * Whether Redis can serve requests: PING on one server; on a cluster, the first node that
+     * answers says {@code cluster_state:ok} (every slot served: a dead master whose replica took
+     * over is no outage, a slot range with no live master is).
+     */
+    public static boolean ready(UnifiedJedis client) {
+        if (!(client instanceof RedisClusterClient cluster)) return "PONG".equals(client.ping());
+        for (ConnectionPool pool : cluster.getClusterNodes().values()) {
+            try (Connection c = pool.getResource()) {
+                c.sendCommand(Protocol.Command.CLUSTER, "INFO");
+                return c.getBulkReply().contains("cluster_state:ok");
+            } catch (RuntimeException e) {
+                // that node is down: ask the next
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code e} means Redis is (for now) unreachable or failing over, as opposed to a
+     * refused command (a bug): the connection failed, the cluster client ran out of attempts, the
+     * cluster is down, or a node is read-only, loading or asks to try again mid-failover.
+     */
+    public static boolean isOutage(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof redis.clients.jedis.exceptions.JedisConnectionException) return true;
+            if (t instanceof redis.clients.jedis.exceptions.JedisClusterOperationException c && c.getMessage() != null
+                    && (c.getMessage().startsWith("No more cluster attempts left") || c.getMessage().startsWith("Cluster retry deadline exceeded"))) {
+                return true;
+            }
+            if (t instanceof redis.clients.jedis.exceptions.JedisDataException d && d.getMessage() != null) {
+                String m = d.getMessage();
+                if (m.startsWith("CLUSTERDOWN") || m.startsWith("READONLY") || m.startsWith("LOADING") || m.startsWith("TRYAGAIN")
+                        || m.startsWith("MASTERDOWN")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static IllegalArgumentException invalid(String url) {

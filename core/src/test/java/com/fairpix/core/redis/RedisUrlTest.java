@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.HostAndPort;
 
-/** The forms FAIRPIX_REDIS_URL takes: one server, a redis-cluster:// URL, a list of seed nodes. */
+/** The forms FAIRPIX_REDIS_URL takes (one server, a redis-cluster:// URL, a list of seed nodes), and what counts as an outage. */
 class RedisUrlTest {
     @Test
     void oneServerIsNotACluster() {
@@ -31,5 +31,17 @@ class RedisUrlTest {
             assertThatThrownBy(() -> Redis.nodes(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("redis-cluster://host:port");
         }
+    }
+
+    @Test
+    void anUnreachableOrFailingOverRedisIsAnOutageARefusedCommandIsNot() {
+        assertThat(Redis.isOutage(new redis.clients.jedis.exceptions.JedisConnectionException("Failed to connect to 127.0.0.1:17000."))).isTrue();
+        assertThat(Redis.isOutage(new redis.clients.jedis.exceptions.JedisClusterOperationException("No more cluster attempts left."))).isTrue();
+        assertThat(Redis.isOutage(new redis.clients.jedis.exceptions.JedisClusterException("CLUSTERDOWN The cluster is down"))).isTrue();
+        assertThat(Redis.isOutage(new redis.clients.jedis.exceptions.JedisDataException("READONLY You can't write against a read only replica."))).isTrue();
+        assertThat(Redis.isOutage(new RuntimeException("wrapped", new redis.clients.jedis.exceptions.JedisConnectionException("reset")))).isTrue();
+        assertThat(Redis.isOutage(new redis.clients.jedis.exceptions.JedisDataException("WRONGTYPE Operation against a key holding the wrong kind of value"))).isFalse();
+        assertThat(Redis.isOutage(new redis.clients.jedis.exceptions.JedisClusterOperationException("Keys must belong to same hashslot."))).isFalse();
+        assertThat(Redis.isOutage(new IllegalStateException("a bug"))).isFalse();
     }
 }

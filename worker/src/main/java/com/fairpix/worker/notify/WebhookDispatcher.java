@@ -187,7 +187,7 @@ public final class WebhookDispatcher implements AutoCloseable {
         d.claimThread = Thread.ofPlatform().daemon().name("fairpix-webhooks-claim").start(d::claimLoop);
         if (httpPort >= 0) {
             Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
-            readiness.put("redis", () -> "PONG".equals(d.redis.ping()));
+            readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(d.redis));
             readiness.put("kafka", () -> d.kafkaHealthy);
             d.http = ServiceHttp.create(d.registry, readiness, c -> {});
             d.http.start(config.get(Setting.BIND_HOST), httpPort);
