@@ -10,11 +10,14 @@
 -- borrowing bucket is not here: the calling node leases chunks of it (pool-lease.lua) and passes
 -- what it holds for this decision (ARGV[8]).
 --
--- KEYS[1] tenant state fp:{t}:adm: six doubles packed with struct.pack (p, pt: guaranteed bucket;
+-- KEYS[1] tenant state fp:{t}:adm-state: six doubles packed with struct.pack (p, pt: guaranteed bucket;
 --         q, qt: ceiling bucket, qt = -1 when never used; d, dc: quota day, count). One GET and one
 --         SET PX instead of HMGET, HSET and PEXPIRE: a packed string costs Redis half what the
 --         hash did (INFO commandstats, docs/admission.md).
 -- KEYS[2] tenant zset fp:{t}:leases (job id -> lease expiry, µs)
+-- KEYS[3] the tenant's state as releases before 2026-12 kept it (a hash fp:{t}:adm), read when
+--         KEYS[1] is missing and deleted when KEYS[1] is first written, so an upgrade keeps
+--         today's quota counts
 -- ARGV: 1 now µs or '' (use Redis TIME; tests pass a time), 2 op ('decide'|'charge'), 3 cost,
 --       4 rate, 5 burst, 6 ceil rate (0 = no borrowing), 7 ceil burst,
 --       8 pool tokens the node reserved for this decision (the cost, or 0 when its lease is short),
@@ -66,8 +69,19 @@ local DEBT_FLOOR = -1000000000000000
 local borrow = crate > 0 and cburst > 0
 
 local p, pt, q, qt, d, dc = burst, now, cburst, -1, -1, 0
+local migrated = false
 local packed = redis.call('GET', KEYS[1])
-if packed then p, pt, q, qt, d, dc = struct.unpack('dddddd', packed) end
+if packed then
+  p, pt, q, qt, d, dc = struct.unpack('dddddd', packed)
+elseif KEYS[3] then
+  -- Upgrade from the hash layout (fp:{t}:adm): carry today's buckets and quota count over once.
+  local h = redis.call('HMGET', KEYS[3], 'p', 'pt', 'q', 'qt', 'd', 'dc')
+  if h[1] then
+    p, pt, d, dc = tonumber(h[1]), tonumber(h[2]) or now, tonumber(h[5]) or -1, tonumber(h[6]) or 0
+    if h[3] then q, qt = tonumber(h[3]), tonumber(h[4]) or now end
+    migrated = true -- deleted when save() writes KEYS[1]; a refusal writes nothing, so it reads the hash again
+  end
+end
 p = refill(p, pt, now, rate, burst)
 if borrow then
   if qt < 0 then q, qt = cburst, now end
@@ -82,6 +96,7 @@ local function save()
   local keep = untilfull(p, rate, burst)
   if borrow then keep = math.max(keep, untilfull(q, crate, cburst)) end
   if dc > 0 then keep = math.max(keep, (day + 1) * DAY + offset - now) end
+  if migrated then redis.call('DEL', KEYS[3]) end
   if keep <= 0 then
     redis.call('DEL', KEYS[1])
   else
@@ -108,13 +123,10 @@ if dc + 1 > quota then
   violated = bit.bor(violated, 2)
   retry = math.max(retry, (day + 1) * DAY + offset - now)
 end
--- Expired leases (of workers that died) are pruned only when the cap is reached: below it they
--- cannot change the decision, and the set never holds more than the cap's worth of them.
+-- Expired leases (of workers that died) go first: the count is reported (RateLimit's concurrency
+-- remaining), so it must be the live leases, and the set stays bounded.
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local n = redis.call('ZCARD', KEYS[2])
-if n >= maxconc then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-  n = redis.call('ZCARD', KEYS[2])
-end
 if n >= maxconc then
   violated = bit.bor(violated, 4)
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')

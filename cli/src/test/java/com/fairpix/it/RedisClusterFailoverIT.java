@@ -28,7 +28,7 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * Runs only against a Redis Cluster ({@code scripts/test --redis-cluster}, or
+ * Runs only against a Redis Cluster (the second pass of {@code scripts/test}, or
  * {@code FAIRPIX_REDIS_URL=$(scripts/redis-cluster url)}): SIGKILLs the master that holds the
  * tenant's slot while the tenant submits, lets its replica take over, and checks what a user of
  * the farm sees: every answer a 202 or a 503 problem with Retry-After (admission's
@@ -42,7 +42,7 @@ class RedisClusterFailoverIT {
     void killingTheTenantsMasterUnderLoadLosesNoAcceptedJob() throws Exception {
         FairpixConfig config = Farm.config();
         String url = config.get(Setting.REDIS_URL);
-        Assumptions.assumeTrue(Redis.isCluster(url), "needs a Redis Cluster: scripts/test --redis-cluster");
+        Assumptions.assumeTrue(Redis.isCluster(url), "needs a Redis Cluster: FAIRPIX_REDIS_URL=$(scripts/redis-cluster url), or the second pass of scripts/test");
         Path script = Path.of("..", "scripts", "redis-cluster").toAbsolutePath().normalize();
         int firstPort = Redis.nodes(url).iterator().next().getPort();
         String tenant = tenantOnMasterOfSlotZero(firstPort);

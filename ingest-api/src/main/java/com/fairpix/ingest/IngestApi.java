@@ -56,8 +56,11 @@ public final class IngestApi implements AutoCloseable {
 
     private final Javalin metricsApp;
 
-    private IngestApi(UnifiedJedis redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
+    private final UnifiedJedis admissionRedis;
+
+    private IngestApi(UnifiedJedis redis, UnifiedJedis admissionRedis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
                       OverloadGuard overload, Javalin metricsApp, RefusalBudget refusals, FarmCapacity capacity) {
+        this.admissionRedis = admissionRedis;
         this.metricsApp = metricsApp;
         this.capacity = capacity;
         this.refusals = refusals;
@@ -95,7 +98,11 @@ public final class IngestApi implements AutoCloseable {
         java.util.List<String> pools = java.util.List.of("cpu", "gpu");
         FarmCapacity capacity = new FarmCapacity(redis, directory::byId, pools, admissionConfig.farmCapacity(),
                 config.decimal(Setting.ADMISSION_CAPACITY_HEADROOM), clock).bindTo(registry).start();
-        Admission admission = Admissions.redis(redis, admissionConfig, capacity, registry, tenantTags, clock);
+        // Admission's scripts are not idempotent (a re-run spends tokens and quota twice): on a cluster
+        // they go through a client that never re-sends a command after a timeout; an outage then
+        // meets admission.redis-down at once.
+        UnifiedJedis admissionRedis = Redis.connectWithoutRetries(config.get(Setting.REDIS_URL));
+        Admission admission = Admissions.redis(admissionRedis, admissionConfig, capacity, registry, tenantTags, clock);
         Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
@@ -139,7 +146,7 @@ public final class IngestApi implements AutoCloseable {
         app.start(host, port);
         Javalin metricsApp = metricsAccess.start(registry, host);
         log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
-        return new IngestApi(redis, objects, producer, app, directory, overload, metricsApp, refusals, capacity);
+        return new IngestApi(redis, admissionRedis, objects, producer, app, directory, overload, metricsApp, refusals, capacity);
     }
 
     /** Every route this service serves, "METHOD /path" (for the test that holds them to the OpenAPI document). */
@@ -181,6 +188,7 @@ public final class IngestApi implements AutoCloseable {
         if (metricsApp != null) metricsApp.stop();
         producer.close();
         objects.close();
+        admissionRedis.close();
         redis.close();
     }
 }

@@ -10,7 +10,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Each pool's measured service rate, as its workers publish it: a Redis hash
- * {@code fp:capacity:{pool}}, one field per worker replica holding
+ * {@code fp:{pool:<pool>}:capacity}, one field per worker replica holding
  * {@code {"costPerSecond": r, "threads": n, "at": epochMillis}}. A replica republishes every few
  * seconds; an entry older than {@link #FRESH} is a replica that stopped and is left out (and
  * removed). The pool's capacity is the sum over its fresh replicas, in cost units (admission

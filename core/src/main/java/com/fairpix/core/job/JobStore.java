@@ -56,6 +56,10 @@ public final class JobStore {
             replies.add(p.zadd(RedisKeys.jobIndex(job.tenant()), 0, job.id()));
             replies.add(p.set(RedisKeys.jobOwner(job.id()), job.tenant(), SetParams.setParams().ex(retentionSeconds)));
             p.sync();
+        } catch (NullPointerException e) {
+            // Jedis 7.4.1's ClusterPipeline throws an NPE from sync() when a node's connection was
+            // lost (a master killed mid-failover, seen in RedisClusterFailoverIT): an outage, not a bug of ours.
+            throw new redis.clients.jedis.exceptions.JedisConnectionException("a Redis Cluster node was lost during the pipeline", e);
         }
         // A pipeline keeps an error reply (OOM, READONLY after a failover) as that command's
         // response: get() throws it, as the command itself would have.

@@ -3,13 +3,10 @@ package com.fairpix.core.redis;
 import java.net.URI;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -32,7 +29,7 @@ public final class Redis {
 
     /** @throws IllegalArgumentException when the URL is none of the forms above */
     public static UnifiedJedis connect(String url) {
-        return connect(url, 2000);
+        return connect(url, 2000, 5);
     }
 
     /**
@@ -41,7 +38,17 @@ public final class Redis {
      * every node of a cluster.
      */
     public static UnifiedJedis subscriber(String url) {
-        return connect(url, 0);
+        return connect(url, 0, 5);
+    }
+
+    /**
+     * A client that never sends a command twice: for scripts that are not idempotent (admission
+     * spends tokens and quota). On one server the same as {@link #connect}; on a cluster one
+     * attempt, so a timeout, a dead master or a MOVED after a failover fails the call (the
+     * caller's failure policy applies) instead of re-running a script that may already have run.
+     */
+    public static UnifiedJedis connectWithoutRetries(String url) {
+        return connect(url, 2000, 1);
     }
 
     /** Whether {@code url} names a Redis Cluster (a {@code redis-cluster://} URL or several seed nodes). */
@@ -76,7 +83,7 @@ public final class Redis {
         return nodes;
     }
 
-    private static UnifiedJedis connect(String url, int socketTimeoutMillis) {
+    private static UnifiedJedis connect(String url, int socketTimeoutMillis, int attempts) {
         Set<HostAndPort> nodes = nodes(url);
         // Short timeouts: a request must fail fast with 503, never hang, when Redis is away.
         JedisClientConfig config = DefaultJedisClientConfig.builder()
@@ -85,11 +92,12 @@ public final class Redis {
                 .build();
         if (!isCluster(url)) return new JedisPooled(nodes.iterator().next(), config);
         // A failover takes a few seconds (cluster-node-timeout + election); retries ride it out
-        // within the same short budget a single node gets, then the caller's failure policy applies.
+        // within a short budget, then the caller's failure policy applies. (Jedis re-sends a
+        // command after a read timeout too: see connectWithoutRetries.)
         return RedisClusterClient.builder()
                 .nodes(nodes)
                 .clientConfig(config)
-                .maxAttempts(5)
+                .maxAttempts(attempts)
                 .maxTotalRetriesDuration(java.time.Duration.ofSeconds(4))
                 .build();
     }
@@ -101,10 +109,12 @@ public final class Redis {
      */
     public static boolean ready(UnifiedJedis client) {
         if (!(client instanceof RedisClusterClient cluster)) return "PONG".equals(client.ping());
-        for (ConnectionPool pool : cluster.getClusterNodes().values()) {
-            try (Connection c = pool.getResource()) {
-                c.sendCommand(Protocol.Command.CLUSTER, "INFO");
-                return c.getBulkReply().contains("cluster_state:ok");
+        // A short connection of its own per node asked: a dead node must not cost the pools' 2 s
+        // connect timeout, one after another, inside a readiness probe.
+        JedisClientConfig probe = DefaultJedisClientConfig.builder().connectionTimeoutMillis(250).socketTimeoutMillis(1000).build();
+        for (String node : cluster.getClusterNodes().keySet()) {
+            try (redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis(HostAndPort.from(node), probe)) {
+                return j.clusterInfo().contains("cluster_state:ok");
             } catch (RuntimeException e) {
                 // that node is down: ask the next
             }
@@ -121,13 +131,18 @@ public final class Redis {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof redis.clients.jedis.exceptions.JedisConnectionException) return true;
             if (t instanceof redis.clients.jedis.exceptions.JedisClusterOperationException c && c.getMessage() != null
-                    && (c.getMessage().startsWith("No more cluster attempts left") || c.getMessage().startsWith("Cluster retry deadline exceeded"))) {
+                    && (c.getMessage().startsWith("No more cluster attempts left") || c.getMessage().startsWith("Cluster retry deadline exceeded")
+                        || c.getMessage().startsWith("No reachable node in cluster") || c.getMessage().startsWith("Could not initialize cluster slots cache"))) {
+                return true;
+            }
+            if (t.getClass() == redis.clients.jedis.exceptions.JedisException.class && t.getMessage() != null
+                    && t.getMessage().startsWith("Could not get a resource from the pool")) {
                 return true;
             }
             if (t instanceof redis.clients.jedis.exceptions.JedisDataException d && d.getMessage() != null) {
                 String m = d.getMessage();
                 if (m.startsWith("CLUSTERDOWN") || m.startsWith("READONLY") || m.startsWith("LOADING") || m.startsWith("TRYAGAIN")
-                        || m.startsWith("MASTERDOWN")) {
+                        || m.startsWith("MASTERDOWN") || m.startsWith("BUSY")) {
                     return true;
                 }
             }

@@ -92,10 +92,17 @@ public final class RedisKeys {
     /**
      * Admission state of one tenant: six doubles packed by {@code admission.lua} (the guaranteed
      * token bucket, the ceiling bucket and the daily-quota counter, in nanotokens and microseconds).
-     * Expires once every bucket in it would be full again anyway. (Named {@code adm-state} since
-     * it stopped being a hash: an older node's {@code fp:{t}:adm} hash just expires.)
+     * Expires once every bucket in it would be full again anyway. (Named {@code adm-state} since it
+     * stopped being a hash; the old hash is carried over once, see {@link #admissionBeforeUpgrade}.)
      */
     public static String admission(String tenant) { return "fp:{" + tenant + "}:adm-state"; }
+
+    /**
+     * The tenant's admission state as releases before 2026-12 kept it (a hash): read once by
+     * {@code admission.lua} when {@link #admission} is missing, then deleted. Can go once no
+     * such hash is younger than a day.
+     */
+    public static String admissionBeforeUpgrade(String tenant) { return "fp:{" + tenant + "}:adm"; }
 
     /** Sorted set of a tenant's concurrency leases: job id scored by the lease's expiry, epoch microseconds. */
     public static String admissionLeases(String tenant) { return "fp:{" + tenant + "}:leases"; }

@@ -38,7 +38,7 @@ import redis.clients.jedis.UnifiedJedis;
  *       for every pool; 0 turns it off.</li>
  *   <li><b>Σ guarantees</b>: the rates of the ACTIVE tenants that had a job accepted into the pool
  *       on any ingest node in the last {@link #ACTIVE_WINDOW} (the Redis sorted set
- *       {@code fp:active:{pool}} every accepted job updates, which the autoscaler reads too).
+ *       {@code fp:{pool:<pool>}:active} every accepted job updates, which the autoscaler reads too).
  *       Dormant tenants do not dilute the others' guarantees: a platform with 10,000 tenants of
  *       which 50 upload shares C among those 50. A tenant's first jobs are judged before it counts,
  *       with a larger scale, never a smaller one.</li>

@@ -162,6 +162,27 @@ class RedisAdmissionIT extends AdmissionContract {
         assertThat(redis.strlen(RedisKeys.admission(quotaless.id()))).as("a tenant's state: six packed doubles").isEqualTo(48);
     }
 
+    /**
+     * An upgrade keeps today's quota: a tenant whose state is still the old hash (fp:{t}:adm, as
+     * releases before the packed layout wrote it) with 4 of its 5 jobs counted today gets one more,
+     * not a fresh day; the hash is then gone, its state carried into the new key.
+     */
+    @Test
+    void theHashLayoutOfAnEarlierReleaseIsCarriedOverOnce() {
+        MutableClock c = new MutableClock(java.time.Instant.parse("2026-12-01T12:00:00Z"));
+        RedisAdmission a = new RedisAdmission(redis, AdmissionConfig.defaults(), c::micros);
+        Tenant t = tenant(id("upg"), 1000, 1000, 5, 1_000_000);
+        long day = c.micros() / 86_400_000_000L;
+        redis.hset(RedisKeys.admissionBeforeUpgrade(t.id()), java.util.Map.of("p", Long.toString(1000L * Limits.NANO), "pt", Long.toString(c.micros()),
+                "d", Long.toString(day), "dc", "4"));
+        assertThat(a.decide(t, tokens(1), null).allowed()).as("the 5th job of today").isTrue();
+        assertThat(redis.exists(RedisKeys.admissionBeforeUpgrade(t.id()))).as("the old hash is gone").isFalse();
+        assertThat(redis.exists(RedisKeys.admission(t.id()))).as("its state lives in the new key").isTrue();
+        Decision d = a.decide(t, tokens(1), null);
+        assertThat(d.allowed()).as("5 of 5 jobs counted today, 4 of them before the upgrade").isFalse();
+        assertThat(d.violated()).containsExactly(Policy.DAILY_QUOTA);
+    }
+
     /** Calls of {@code command} Redis counted, summed over every node of a cluster. */
     static long calls(UnifiedJedis r, String command) {
         long sum = 0;

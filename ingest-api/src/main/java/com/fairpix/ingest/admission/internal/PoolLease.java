@@ -16,15 +16,17 @@ import java.util.function.LongSupplier;
  * for {@code max(chunk, cost) − held}, the bucket grants what it has after the debt, so on one node
  * {@code held + bucket} is exactly the single bucket's balance and decisions are the same.
  *
- * <p>Error bound across N nodes (docs/admission.md, "The pool lease"): at any instant each node
- * holds at most {@code max(chunk, largest cost)} tokens taken from the bucket and owes at most
- * {@code chunk + largest cost} not yet settled (a node leases once its debt passes a chunk), so over
- * any window the pool lends at most {@code N × (2 × chunk + 2 × largest cost)} tokens more than one
- * shared bucket would. {@code chunk = C × lease period} (50 ms by default: 9 tokens at C = 180/s).
+ * <p>Error bound across N nodes (docs/admission.md, "The pool lease"): a node that decides one
+ * request at a time holds at most {@code max(chunk, largest cost)} tokens taken from the bucket and
+ * owes at most {@code chunk + largest cost} not yet settled (it leases once its debt passes a
+ * chunk), so over any window the pool lends at most {@code N × (2 × chunk + 2 × largest cost)}
+ * tokens more than one shared bucket would. Each decision in flight at once on a node may add one
+ * cost to either side, and a forced {@link #charge} is owed until the node's next decision.
+ * {@code chunk = C × lease period} (50 ms by default: 9 tokens at C = 180/s).
  *
- * <p>A lease is one Redis round trip that one thread makes at a time; other threads decide on what
- * the node holds meanwhile instead of waiting (a slow Redis must not queue every borrowing
- * decision behind one call). Sources: Bucket4j's {@code Optimizations.batching()/delaying()} for
+ * <p>A lease is one Redis round trip that one thread makes at a time; a thread that needs one while
+ * another is under way waits for it (up to 0.5 s), and after a failed lease threads decide on what
+ * the node holds for 1 s instead of retrying it one timeout after another. Sources: Bucket4j's {@code Optimizations.batching()/delaying()} for
  * distributed buckets and the token-server pattern (a central bucket hands out tokens, clients
  * spend them locally, as in Sentinel's cluster flow control).
  */
@@ -63,6 +65,12 @@ final class PoolLease {
     private long remoteAt;
     private boolean leasing;
     private long leases;
+    private long failedAt = Long.MIN_VALUE / 2;
+
+    /** How long a decision waits for another thread's lease: longer than a healthy round trip, shorter than a Redis timeout. */
+    static final long WAIT_FOR_LEASE_NANOS = 500_000_000L;
+    /** After a failed lease, threads decide on what the node holds for this long (µs, node clock) instead of retrying it one after another. */
+    static final long FAILED_LEASE_BACKOFF_MICROS = 1_000_000L;
 
     /**
      * @param leaseMicros the lease period P, µs (> 0): a lease asks for C × P tokens
@@ -86,15 +94,29 @@ final class PoolLease {
         long settle;
         long want;
         synchronized (this) {
-            long now = clock.getAsLong();
-            boolean short_ = held < cost && Math.max(held, 0) + estimate(l, now) >= cost;
-            if ((short_ || held < -chunk) && !leasing) {
-                leasing = true;
-                settle = Math.max(0, -held);
-                want = Math.max(chunk, cost) - Math.max(held, 0);
-            } else {
-                return take(l, cost, now);
+            long waitUntil = System.nanoTime() + WAIT_FOR_LEASE_NANOS;
+            while (true) {
+                long now = clock.getAsLong();
+                boolean short_ = held < cost && Math.max(held, 0) + estimate(l, now) >= cost;
+                if (!short_ && held >= -chunk) return take(l, cost, now);
+                // A lease that just failed is not retried by every waiting thread in turn (one
+                // timeout each): they decide on what the node holds until the back-off ends.
+                if (now - failedAt < FAILED_LEASE_BACKOFF_MICROS) return take(l, cost, now);
+                if (!leasing) break;
+                // Another thread is leasing: wait for its answer rather than be refused for want
+                // of tokens that are on their way (bounded: a lease takes one round trip).
+                long left = waitUntil - System.nanoTime();
+                if (left <= 0) return take(l, cost, now);
+                try {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return take(l, cost, now);
+                }
             }
+            leasing = true;
+            settle = Math.max(0, -held);
+            want = Math.max(chunk, cost) - Math.max(held, 0);
         }
         Grant g = null;
         try {
@@ -108,7 +130,11 @@ final class PoolLease {
                     remoteAt = clock.getAsLong();
                     known = true;
                     leases++;
+                    failedAt = Long.MIN_VALUE / 2;
+                } else {
+                    failedAt = clock.getAsLong();
                 }
+                notifyAll();
             }
         }
         synchronized (this) {
@@ -158,7 +184,12 @@ final class PoolLease {
 
     /** Tokens one lease asks for: the pool's capacity over one lease period, at least one nanotoken. */
     private long chunk(Limits l) {
-        long c = Math.multiplyHigh(l.poolRateMilli(), leaseMicros) != 0 ? Long.MAX_VALUE : l.poolRateMilli() * leaseMicros;
+        long c;
+        try {
+            c = Math.multiplyExact(l.poolRateMilli(), leaseMicros); // nanotokens = millitokens/s × µs
+        } catch (ArithmeticException e) {
+            c = Long.MAX_VALUE;
+        }
         return Math.max(1, Math.min(c, l.poolBurstNano()));
     }
 }
