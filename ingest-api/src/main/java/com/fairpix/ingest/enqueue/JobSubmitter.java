@@ -42,7 +42,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
@@ -187,18 +186,26 @@ public final class JobSubmitter {
      * the tenants using the pool). Best effort: the job is already accepted, and a lost
      * count only makes the autoscaler's reading a little low.
      */
+    /** KEYS: job count, cost sum (both per second, 120 s TTL), active tenants; ARGV: cost, epoch second, tenant. */
+    private static final String COUNT_SUBMISSION = """
+            redis.call('INCR', KEYS[1])
+            redis.call('EXPIRE', KEYS[1], 120)
+            redis.call('INCRBYFLOAT', KEYS[2], ARGV[1])
+            redis.call('EXPIRE', KEYS[2], 120)
+            redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+            return 1
+            """;
+
     private void countForAutoscaler(String pool, String tenant, Instant now, double cost) {
         String key = RedisKeys.submissionsPerSecond(pool, now.getEpochSecond());
         String costKey = RedisKeys.submittedCostPerSecond(pool, now.getEpochSecond());
-        // A pipeline, not MULTI: the counters need one round trip, not atomicity, and Jedis'
-        // RedisClusterClient.multi() throws UnsupportedOperationException (7.4.1).
-        try (AbstractPipeline p = redis.pipelined()) {
-            p.incr(key);
-            p.expire(key, 120);
-            p.incrByFloat(costKey, cost);
-            p.expire(costKey, 120);
-            p.zadd(RedisKeys.activeTenants(pool), now.getEpochSecond(), tenant);
-            p.sync();
+        // One script on the pool's slot (the keys share its hash tag): one round trip, and a plain
+        // command the cluster client follows through a failover. (Not MULTI: Jedis'
+        // RedisClusterClient.multi() throws UnsupportedOperationException; not a pipeline: its
+        // cluster pipeline keeps sending to a dead master.)
+        try {
+            redis.eval(COUNT_SUBMISSION, List.of(key, costKey, RedisKeys.activeTenants(pool)),
+                    List.of(Double.toString(cost), Long.toString(now.getEpochSecond()), tenant));
         } catch (RuntimeException e) {
             log.debug("QPS counter not updated: {}", e.toString());
         }
