@@ -26,36 +26,9 @@
 -- Returns {allowed, violated mask, shadow mask, retry µs, p, day count, leases, borrowed, now,
 --          path (0 none, 1 the guarantee, 2 borrowed)}
 
-local function idiv(a, b)
-  local q = math.floor(a / b)
-  local r = a - q * b
-  if r < 0 then q = q - 1 elseif r >= b then q = q + 1 end
-  return q
-end
-local function ceildiv(a, b) return -idiv(-a, b) end
-local function refill(tokens, last, now, rate, cap)
-  if tokens >= cap then return cap end
-  local elapsed = now - last
-  if elapsed <= 0 then return tokens end
-  if elapsed >= ceildiv(cap - tokens, rate) then return cap end
-  return tokens + elapsed * rate
-end
-local function wait(tokens, need, rate)
-  if tokens >= need then return 0 end
-  return ceildiv(need - tokens, rate)
-end
-local function untilfull(tokens, rate, cap)
-  if tokens >= cap then return 0 end
-  return ceildiv(cap - tokens, rate)
-end
+-- micros, idiv, ceildiv, refill, wait, untilfull: buckets.lua, put in front of this script by the loader.
 
-local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-else
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+local now = micros(ARGV[1])
 local op = ARGV[2]
 local cost = tonumber(ARGV[3])
 local rate, burst = tonumber(ARGV[4]), tonumber(ARGV[5])

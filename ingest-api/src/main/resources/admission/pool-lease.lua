@@ -7,33 +7,15 @@
 --       admissions took: debited unconditionally, down to -burst), 5 want (nanotokens asked for)
 -- Returns {granted, tokens left in the bucket, now}
 
-local function idiv(a, b)
-  local q = math.floor(a / b)
-  local r = a - q * b
-  if r < 0 then q = q - 1 elseif r >= b then q = q + 1 end
-  return q
-end
-local function ceildiv(a, b) return -idiv(-a, b) end
+-- micros, idiv, ceildiv, refill, untilfull: buckets.lua, put in front of this script by the loader.
 local function f(x) return string.format('%.0f', x) end
 
-local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-else
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+local now = micros(ARGV[1])
 local rate, burst = tonumber(ARGV[2]), tonumber(ARGV[3])
 local settle, want = tonumber(ARGV[4]), tonumber(ARGV[5])
 
 local h = redis.call('HMGET', KEYS[1], 'g', 'gt')
-local g = tonumber(h[1]) or burst
-local gt = tonumber(h[2]) or now
-if g >= burst then
-  g = burst
-elseif now > gt then
-  if now - gt >= ceildiv(burst - g, rate) then g = burst else g = g + (now - gt) * rate end
-end
+local g = refill(tonumber(h[1]) or burst, tonumber(h[2]) or now, now, rate, burst)
 g = math.max(g - settle, -burst)
 local granted = 0
 if want > 0 and g > 0 then granted = math.min(want, g) end
@@ -43,6 +25,6 @@ if g >= burst then
   redis.call('DEL', KEYS[1])
 else
   redis.call('HSET', KEYS[1], 'g', f(g), 'gt', f(now))
-  redis.call('PEXPIRE', KEYS[1], f(ceildiv(ceildiv(burst - g, rate), 1000) + 1000))
+  redis.call('PEXPIRE', KEYS[1], f(ceildiv(untilfull(g, rate, burst), 1000) + 1000))
 end
 return {f(granted), f(g), f(now)}

@@ -2,7 +2,7 @@ package com.fairpix.ingest.admission.internal;
 
 /**
  * Token-bucket arithmetic in fixed point (nanotokens, millitokens/s, µs), lazily refilled on
- * access. {@code admission.lua} mirrors these functions line by line; both stay exact because
+ * access. {@code buckets.lua} (in front of both admission scripts) mirrors these functions line by line; both stay exact because
  * every intermediate value is below 2^53 (see {@link com.fairpix.ingest.admission.Limits}).
  */
 final class Buckets {

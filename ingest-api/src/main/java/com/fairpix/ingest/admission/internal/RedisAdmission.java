@@ -29,8 +29,10 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * decides what an outage means.
  */
 public final class RedisAdmission implements Admission {
-    public static final String SCRIPT = load("/admission/admission.lua");
-    public static final String LEASE_SCRIPT = load("/admission/pool-lease.lua");
+    /** The decision script as sent to Redis: buckets.lua's arithmetic, then admission.lua. */
+    public static final String SCRIPT = load("/admission/buckets.lua") + load("/admission/admission.lua");
+    /** The lease script as sent to Redis: buckets.lua's arithmetic, then pool-lease.lua. */
+    public static final String LEASE_SCRIPT = load("/admission/buckets.lua") + load("/admission/pool-lease.lua");
     private static final String SCRIPT_SHA = sha1(SCRIPT);
     private static final String LEASE_SHA = sha1(LEASE_SCRIPT);
 
