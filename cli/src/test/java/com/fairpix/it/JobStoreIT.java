@@ -47,4 +47,31 @@ class JobStoreIT {
             }
         }
     }
+
+    /**
+     * A transition Redis already applied is applied again when re-sent with the same record (a
+     * cluster client re-sends a command after a read timeout): the worker must not read "not
+     * applied" and skip the job's completion event. Another record into the same state is still refused.
+     */
+    @Test
+    void aTransitionReSentWithTheSameRecordIsAppliedOnceAndReportedApplied() {
+        try (UnifiedJedis redis = Redis.connect(Farm.config().get(Setting.REDIS_URL))) {
+            JobStore jobs = new JobStore(redis, 60);
+            String tenant = Farm.tenantId("it-store-idem");
+            String id = UUID.randomUUID().toString();
+            JobRecord queued = record(tenant, id);
+            jobs.create(queued);
+            Instant t = Instant.parse("2026-12-01T12:00:00Z");
+            JobRecord running = queued.running(t, t, 1);
+            assertThat(jobs.transition(running, java.util.EnumSet.of(JobState.QUEUED)).applied()).isTrue();
+            JobRecord done = running.done(t.plusSeconds(1), Map.of());
+            assertThat(jobs.transition(done, java.util.EnumSet.of(JobState.RUNNING)).applied()).isTrue();
+            JobStore.Transition again = jobs.transition(done, java.util.EnumSet.of(JobState.RUNNING));
+            assertThat(again.applied()).as("the same write, re-sent").isTrue();
+            JobStore.Transition other = jobs.transition(running.done(t.plusSeconds(2), Map.of()), java.util.EnumSet.of(JobState.RUNNING));
+            assertThat(other.applied()).as("another attempt's DONE").isFalse();
+            assertThat(other.found()).isEqualTo(JobState.DONE);
+            for (String key : List.of(RedisKeys.job(tenant, id), RedisKeys.jobIndex(tenant), RedisKeys.jobOwner(id))) redis.del(key);
+        }
+    }
 }

@@ -27,9 +27,16 @@ public final class JobStore {
             return 1
             """;
 
+    /**
+     * KEYS[1] the record; ARGV: allowed states (comma-separated), next state, next json, retention s.
+     * A re-sent call whose write is already there (a cluster client re-sends after a read timeout)
+     * reports applied, so the worker does not skip the job's event; another record into the same
+     * state is still refused.
+     */
     private static final String TRANSITION = """
             local cur = redis.call('HGET', KEYS[1], 'state')
             if not cur then return {0, ''} end
+            if cur == ARGV[2] and redis.call('HGET', KEYS[1], 'json') == ARGV[3] then return {1, cur} end
             for s in string.gmatch(ARGV[1], '[^,]+') do
               if s == cur then
                 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'json', ARGV[3])
