@@ -1,6 +1,7 @@
 -- fairpix admission: one ingest node leases tokens of a pool's borrowing bucket, and settles what
 -- its guaranteed admissions took from the pool since its last lease. See docs/admission.md
--- ("The pool lease"). Same fixed-point units as admission.lua (nanotokens, millitokens/s, µs).
+-- ("The pool lease"). Same fixed-point units as admission.lua (nanotokens, millitokens/s, µs), and
+-- numbers go to Redis as numbers (exact below 2^53, see admission.lua).
 --
 -- KEYS[1] pool hash fp:{pool:<pool>}:adm (g, gt: the bucket, refilled at the pool's capacity C)
 -- ARGV: 1 now µs or '' (Redis TIME), 2 rate, 3 burst, 4 settle (nanotokens the node's guaranteed
@@ -8,7 +9,6 @@
 -- Returns {granted, tokens left in the bucket, now}
 
 -- micros, idiv, ceildiv, refill, untilfull: buckets.lua, put in front of this script by the loader.
-local function f(x) return string.format('%.0f', x) end
 
 local now = micros(ARGV[1])
 local rate, burst = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -24,7 +24,7 @@ g = g - granted
 if g >= burst then
   redis.call('DEL', KEYS[1])
 else
-  redis.call('HSET', KEYS[1], 'g', f(g), 'gt', f(now))
-  redis.call('PEXPIRE', KEYS[1], f(ceildiv(untilfull(g, rate, burst), 1000) + 1000))
+  redis.call('HSET', KEYS[1], 'g', g, 'gt', now)
+  redis.call('PEXPIRE', KEYS[1], ceildiv(untilfull(g, rate, burst), 1000) + 1000)
 end
-return {f(granted), f(g), f(now)}
+return {granted, g, now}

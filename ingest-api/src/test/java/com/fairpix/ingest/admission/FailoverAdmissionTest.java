@@ -37,6 +37,29 @@ class FailoverAdmissionTest {
         @Override public void release(String t, String j) { if (!up) throw new JedisConnectionException("down"); inner.release(t, j); }
     }
 
+    /**
+     * A refused command (here the script's own error) is a bug, not an outage: it reaches the
+     * caller (a 500 that is logged), and the node does not switch to per-node budgets in silence.
+     */
+    @Test
+    void aScriptErrorIsNotAnOutageAndDoesNotFallBack() {
+        AdmissionConfig config = AdmissionConfig.defaults().withRedisDown(AdmissionConfig.RedisDown.OPEN, 2);
+        Admission broken = new Admission() {
+            @Override public Decision decide(Tenant t, String pool, long cost, String jobId) {
+                throw new redis.clients.jedis.exceptions.JedisDataException("ERR user_script:12: attempt to compare nil with number");
+            }
+            @Override public void charge(Tenant t, long cost) { throw new redis.clients.jedis.exceptions.JedisDataException("ERR user_script:12"); }
+            @Override public void release(String t, String j) {}
+        };
+        FailoverAdmission node = new FailoverAdmission(broken, config, clock);
+        Tenant t = AdmissionContract.tenant("fo-bug", 10, 10);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.decide(t, Limits.nano(1), null))
+                .isInstanceOf(redis.clients.jedis.exceptions.JedisDataException.class);
+        assertThat(node.degraded()).as("still on the shared limiter").isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.charge(t, Limits.nano(1)))
+                .isInstanceOf(redis.clients.jedis.exceptions.JedisDataException.class);
+    }
+
     @Test
     void failOpenAdmitsOnTheLocalShareAndRecoversWhenRedisIsBack() {
         AdmissionConfig config = AdmissionConfig.defaults().withRedisDown(AdmissionConfig.RedisDown.OPEN, 2);

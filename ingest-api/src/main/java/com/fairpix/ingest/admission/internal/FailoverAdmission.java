@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import com.fairpix.core.redis.Redis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -51,6 +52,9 @@ public final class FailoverAdmission implements Admission {
                 }
                 return d;
             } catch (JedisException e) {
+                // Only an outage falls back: a refused command (a script error, WRONGTYPE) is a bug to
+                // surface, not a reason to put the farm's admission on per-node budgets in silence.
+                if (!Redis.isOutage(e)) throw e;
                 downUntilMillis.set(clock.millis() + config.redisRetry().toMillis());
                 log.warn("Redis unreachable for admission ({}); {} for {} ms", e.toString(),
                         config.redisDown() == AdmissionConfig.RedisDown.OPEN ? "admitting on the local per-node budget" : "rejecting with 503",
@@ -69,6 +73,7 @@ public final class FailoverAdmission implements Admission {
         try {
             shared.charge(tenant, cost);
         } catch (JedisException e) {
+            if (!Redis.isOutage(e)) throw e;
             local.charge(tenant, cost);
         }
     }

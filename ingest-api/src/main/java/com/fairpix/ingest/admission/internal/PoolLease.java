@@ -64,7 +64,6 @@ final class PoolLease {
     private long remoteNano;
     private long remoteAt;
     private boolean leasing;
-    private long leases;
     private long failedAt = Long.MIN_VALUE / 2;
 
     /** How long a decision waits for another thread's lease: longer than a healthy round trip, shorter than a Redis timeout. */
@@ -129,7 +128,6 @@ final class PoolLease {
                     remoteNano = g.leftNano();
                     remoteAt = clock.getAsLong();
                     known = true;
-                    leases++;
                     failedAt = Long.MIN_VALUE / 2;
                 } else {
                     failedAt = clock.getAsLong();
@@ -160,9 +158,6 @@ final class PoolLease {
 
     /** Tokens this node holds (negative: owed), nanotokens. */
     synchronized long held() { return held; }
-
-    /** Leases made so far (round trips to the bucket). */
-    synchronized long leases() { return leases; }
 
     private Reservation take(Limits l, long cost, long now) {
         if (held >= cost) {

@@ -96,12 +96,6 @@ public final class RedisAdmission implements Admission {
         if (l.borrowing()) lease(tenant.pool()).charge(cost);
     }
 
-    /** Leases made by this node for {@code pool} so far (extra round trips besides one per decision). */
-    public long poolLeases(String pool) {
-        PoolLease lease = leases.get(pool);
-        return lease == null ? 0 : lease.leases();
-    }
-
     private static final PoolLease.Reservation NONE = new PoolLease.Reservation(0, 0);
 
     private PoolLease lease(String pool) {
