@@ -23,7 +23,7 @@ final class SubmitCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ClientOptions client;
 
-    @Parameters(arity = "1..*", paramLabel = "FILE", description = "JPEG, PNG or WebP files")
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "image files: JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF")
     List<Path> files;
 
     @Option(names = "--tenant-key", description = "tenant API key (FAIRPIX_TENANT_KEY)")

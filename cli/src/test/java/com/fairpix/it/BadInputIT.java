@@ -50,9 +50,11 @@ class BadInputIT {
     }
 
     @Test
-    void aGifIs415ThoughOpenCvCouldDecodeOtherFormats() throws Exception {
-        byte[] gif = Files.readAllBytes(Farm.corpus("imagetestsuite/gif/0646caeb9b9161c777f117007921a687.gif"));
-        assertProblem(farm.client().submitRaw(key, gif, "image/gif", Farm.SPEC), 415, "unsupported-media-type");
+    void anAnimatedGifIs422AndJpeg2000Is415() throws Exception {
+        byte[] gif = Files.readAllBytes(Farm.corpus("sharp-fixtures/rotating-squares.gif"));
+        assertProblem(farm.client().submitRaw(key, gif, "image/gif", Farm.SPEC), 422, "animated");
+        byte[] jp2 = Files.readAllBytes(Farm.corpus("sharp-fixtures/relax.jp2"));
+        assertProblem(farm.client().submitRaw(key, jp2, "image/jp2", Farm.SPEC), 415, "unsupported-media-type");
     }
 
     @Test

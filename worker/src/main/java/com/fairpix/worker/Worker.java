@@ -211,9 +211,11 @@ public final class Worker implements AutoCloseable {
             readiness.put("s3", () -> !s3Down.getAsBoolean() && objects.ping());
             readiness.put("kafka", consumer::healthy);
             http = ServiceHttp.create(registry, readiness, c -> {});
+            http.get("/health/formats", ctx -> ctx.json(com.fairpix.worker.process.Codecs.describe()));
             http.start(config.get(Setting.BIND_HOST), httpPort);
         }
         log.info("worker for pool {} started with {} + {} reserved processing threads{}", pool, threads, reservedThreads, http == null ? "" : ", HTTP on port " + http.port());
+        log.info("image formats: {}", com.fairpix.worker.process.Codecs.summary());
         Runnable withdraw = () -> {
             try {
                 capacity.withdraw(pool, replicaId);

@@ -2,18 +2,32 @@ package com.fairpix.core.image;
 
 /**
  * What an image's header says, read without decoding pixels: JPEG SOFn + EXIF Orientation, PNG
- * IHDR, WebP VP8 / VP8L / VP8X (sources: ITU T.81 Annex B, PNG spec §11.2.2, RFC 9649 §2.5–2.7,
- * CIPA DC-008 for EXIF).
+ * IHDR, WebP VP8 / VP8L / VP8X, TIFF's first IFD, BMP's DIB header, GIF's logical screen and
+ * frames, HEIF's primary item (sources: ITU T.81 Annex B, PNG spec §11.2.2, RFC 9649 §2.5–2.7,
+ * TIFF 6.0 §2, GIF89a §18–20, ISO/IEC 23008-12 §6.5, CIPA DC-008 for EXIF).
  *
- * @param width       stored width, pixels (before EXIF orientation)
+ * @param width       stored width, pixels (before orientation)
  * @param height      stored height, pixels
- * @param orientation EXIF orientation 1–8 (1 when absent)
- * @param complete    false when the file visibly ends early (JPEG without EOI, PNG without IEND)
+ * @param orientation EXIF orientation 1–8 (1 when absent); for HEIF the value with the same effect
+ *                    as its irot/imir transformations
+ * @param complete    false when the file visibly ends early (JPEG without EOI, PNG without IEND, a
+ *                    TIFF strip or BMP row past the end, a GIF cut inside a block)
  * @param progressive a progressive JPEG (SOF2, 6, 10, 14; T.81 Table B.1): libjpeg then holds every
  *                    DCT coefficient of the whole image while it decodes, whatever the output scale
+ * @param pages       images in the file: GIF frames, or 2 for a TIFF with more than one directory
+ *                    ("more than one": the rest is not walked); 1 otherwise
+ * @param alpha       the header declares transparency (TIFF ExtraSamples, a GIF transparent index);
+ *                    false where the format's header does not say (JPEG, PNG, WebP, BMP, HEIF)
+ * @param cmyk        a CMYK (separated) TIFF, which must be decoded through the colour conversion
  */
 public record ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete,
-                          boolean progressive) {
+                          boolean progressive, int pages, boolean alpha, boolean cmyk) {
+
+    /** One page, no declared alpha, not CMYK. */
+    public ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete,
+                       boolean progressive) {
+        this(format, width, height, orientation, animated, complete, progressive, 1, false, false);
+    }
 
     /** Not progressive. */
     public ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete) {
@@ -79,16 +93,36 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
      * @throws HeaderException when the header is missing, truncated or has zero dimensions
      */
     public static ImageHeader readPrefix(byte[] head) throws HeaderException {
-        return read(head, false);
+        return read(head, false, ByteSource.of(head, false));
+    }
+
+    /**
+     * As {@link #readPrefix(byte[])}, with the whole file at hand for the formats whose header may
+     * lie past the prefix (TIFF's IFD, HEIF's meta box): those read it from {@code file}, a few
+     * small positional reads, never the pixel data.
+     *
+     * @return null when the magic bytes match no accepted format
+     * @throws HeaderException when the header is missing, truncated or has zero dimensions
+     */
+    public static ImageHeader readPrefix(byte[] head, ByteSource file) throws HeaderException {
+        return read(head, false, file);
     }
 
     private static ImageHeader read(byte[] data, boolean checkEnd) throws HeaderException {
+        return read(data, checkEnd, ByteSource.of(data, checkEnd));
+    }
+
+    private static ImageHeader read(byte[] data, boolean checkEnd, ByteSource src) throws HeaderException {
         ImageFormat format = ImageFormat.sniff(data);
         if (format == null) return null;
         ImageHeader h = switch (format) {
             case JPEG -> jpeg(data, checkEnd);
             case PNG -> png(data, checkEnd);
             case WEBP -> webp(data);
+            case TIFF -> TiffHeader.read(src, checkEnd);
+            case BMP -> BmpHeader.read(data, checkEnd);
+            case GIF -> GifHeader.read(data, checkEnd);
+            case HEIC, AVIF -> HeifHeader.read(src, format);
         };
         if (h.width <= 0 || h.height <= 0) throw new HeaderException(format.id() + " header gives no dimensions");
         return h;

@@ -34,7 +34,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     public static final int MAX_SIDE = 16_384;
     public static final int DEFAULT_QUALITY = 80;
     private static final Pattern VARIANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
-    private static final Set<String> FORMATS = Set.of("jpeg", "png", "webp");
+    /** Output formats an encode step may name. */
+    public static final Set<String> OUTPUT_FORMATS = Set.of("jpeg", "png", "webp", "avif");
     private static final Pattern COLOUR = Pattern.compile("#[0-9a-f]{6}");
     private static final List<String> OPS = List.of("resize", "crop", "rotate", "flip", "flop", "blur", "sharpen",
             "grayscale", "watermark", "background", "encode");
@@ -277,10 +278,10 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     }
 
     private static Operation.Encode encode(JsonNode op, String at, List<String> errors) {
-        unknownMembers(op, at, Set.of("op", "format", "quality", "progressive", "compression", "lossless"), errors);
+        unknownMembers(op, at, Set.of("op", "format", "quality", "progressive", "compression", "lossless", "speed"), errors);
         String format = op.has("format") ? op.get("format").asText().toLowerCase(Locale.ROOT) : "";
         if (format.equals("jpg")) format = "jpeg";
-        if (!FORMATS.contains(format)) errors.add(at + ": format must be one of jpeg, png, webp");
+        if (!OUTPUT_FORMATS.contains(format)) errors.add(at + ": format must be one of jpeg, png, webp, avif");
         int quality = DEFAULT_QUALITY;
         if (op.has("quality")) {
             JsonNode q = op.get("quality");
@@ -293,7 +294,10 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         if (op.has("compression") && !format.equals("png")) errors.add(at + ": compression applies only to png");
         boolean lossless = bool(op, "lossless", at, errors);
         if (lossless && !format.equals("webp")) errors.add(at + ": lossless applies only to webp");
-        return new Operation.Encode(format, quality, progressive, compression == null ? Operation.Encode.DEFAULT_PNG_COMPRESSION : compression, lossless);
+        Integer speed = integer(op, "speed", 1, 9, Operation.Encode.DEFAULT_AVIF_SPEED, at, errors);
+        if (op.has("speed") && !format.equals("avif")) errors.add(at + ": speed applies only to avif");
+        return new Operation.Encode(format, quality, progressive, compression == null ? Operation.Encode.DEFAULT_PNG_COMPRESSION : compression, lossless,
+                speed == null ? Operation.Encode.DEFAULT_AVIF_SPEED : speed);
     }
 
     private static Operation.Gravity gravity(JsonNode op, String at, List<String> errors) {

@@ -174,13 +174,25 @@ public sealed interface Operation {
     }
 
     /**
-     * Output encoding: format jpeg | png | webp; quality 1–100 (jpeg, lossy webp); progressive
-     * (jpeg); compression 0–9 (png, zlib level); lossless (webp).
+     * Output encoding: format jpeg | png | webp | avif; quality 1–100 (jpeg, lossy webp, avif);
+     * progressive (jpeg); compression 0–9 (png, zlib level); lossless (webp); speed 1–9 (avif: the
+     * AV1 encoder's speed preset, libaom {@code cpu-used}; higher is faster and larger).
      */
-    record Encode(String format, int quality, boolean progressive, int compression, boolean lossless) implements Operation {
+    record Encode(String format, int quality, boolean progressive, int compression, boolean lossless, int speed) implements Operation {
         public static final int DEFAULT_PNG_COMPRESSION = 6;
+        /** libaom's speed 6: about as fast as a JPEG-size photo thumbnail needs, near speed 4's size. */
+        public static final int DEFAULT_AVIF_SPEED = 6;
 
-        /** Baseline JPEG, lossy WebP, PNG compression 6. */
+        public Encode {
+            // A message from before AVIF output has no speed: Jackson gives 0, which means the default.
+            if (speed == 0) speed = DEFAULT_AVIF_SPEED;
+        }
+
+        public Encode(String format, int quality, boolean progressive, int compression, boolean lossless) {
+            this(format, quality, progressive, compression, lossless, DEFAULT_AVIF_SPEED);
+        }
+
+        /** Baseline JPEG, lossy WebP, PNG compression 6, AVIF speed 6. */
         public Encode(String format, int quality) {
             this(format, quality, false, DEFAULT_PNG_COMPRESSION, false);
         }

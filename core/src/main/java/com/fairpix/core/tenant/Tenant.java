@@ -1,5 +1,6 @@
 package com.fairpix.core.tenant;
 
+import com.fairpix.core.image.ImageFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -15,7 +16,7 @@ import java.util.regex.Pattern;
  * @param maxConcurrentJobs  jobs QUEUED+RUNNING at once
  * @param maxUploadBytes     largest original accepted, bytes
  * @param maxPixels          largest original accepted, width × height pixels
- * @param allowedFormats     subset of jpeg, png, webp
+ * @param allowedFormats     input formats accepted: a subset of {@link #FORMATS} (every {@link ImageFormat#id()})
  * @param pool               default worker pool: cpu or gpu
  * @param version            incremented by every change
  */
@@ -36,7 +37,8 @@ public record Tenant(
         long version) {
 
     public static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{1,62}");
-    public static final Set<String> FORMATS = Set.of("jpeg", "png", "webp");
+    /** Every input format fairpix reads; the default {@code allowedFormats}. */
+    public static final Set<String> FORMATS = Set.copyOf(ImageFormat.IDS);
 
     public Tenant {
         // Share the common format sets: with 10,000 tenants cached per node, copies add up.

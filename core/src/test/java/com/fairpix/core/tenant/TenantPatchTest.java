@@ -23,7 +23,7 @@ class TenantPatchTest {
 
     @Test
     void everyProblemOfAPatchIsListed() throws Exception {
-        assertThatThrownBy(() -> acme.patched(Json.mapper().readTree("{\"weight\":0,\"rate\":-1,\"allowedFormats\":[\"gif\"],\"pool\":\"tpu\"}")))
+        assertThatThrownBy(() -> acme.patched(Json.mapper().readTree("{\"weight\":0,\"rate\":-1,\"allowedFormats\":[\"jp2\"],\"pool\":\"tpu\"}")))
                 .isInstanceOfSatisfying(Tenant.InvalidTenantException.class, e -> assertThat(e.errors())
                         .contains("weight must be > 0", "rate must be > 0 tokens/s", "pool must be cpu or gpu")
                         .anyMatch(s -> s.startsWith("allowedFormats")));

@@ -219,7 +219,7 @@ public final class JobSubmitter {
             throw ApiProblem.unprocessable("undecodable-header", "The image header cannot be read: " + e.getMessage());
         }
         if (header == null) {
-            throw ApiProblem.unsupportedMediaType("The upload is not a JPEG, PNG or WebP image (checked by its first bytes).");
+            throw ApiProblem.unsupportedMediaType("The upload is not a JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF image (checked by its first bytes).");
         }
         if (!tenant.allowedFormats().contains(header.format().id())) {
             throw ApiProblem.unsupportedMediaType("Format " + header.format().id() + " is not allowed for tenant '" + tenant.id() + "' (allowedFormats: " + tenant.allowedFormats() + ").");
@@ -228,7 +228,7 @@ public final class JobSubmitter {
             throw ApiProblem.unprocessable("too-many-pixels", "The image is " + header.width() + "x" + header.height() + " = " + header.pixels() + " pixels; tenant '" + tenant.id() + "' accepts at most " + tenant.maxPixels() + " (maxPixels).");
         }
         if (header.animated()) {
-            throw ApiProblem.unprocessable("animated", "Animated images are not supported.");
+            throw ApiProblem.unprocessable("animated", "Animated images are not supported" + (header.pages() > 1 ? " (this " + header.format().id() + " has at least " + header.pages() + " frames)" : "") + "; fairpix never silently keeps only the first frame.");
         }
         return header;
     }

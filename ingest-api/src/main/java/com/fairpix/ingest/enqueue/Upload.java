@@ -1,5 +1,6 @@
 package com.fairpix.ingest.enqueue;
 
+import com.fairpix.core.image.ByteSource;
 import com.fairpix.core.image.ImageHeader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,8 +36,9 @@ public record Upload(Path file, long size, String sha256) implements AutoCloseab
      * The image's header, parsed once from the first {@link #HEAD_BYTES}, or from up to
      * {@link #MAX_HEADER_BYTES} only when those ran out before the header did (a JPEG whose
      * metadata segments push its frame header further): memory per upload stays small, and a
-     * malformed header is refused from the first read. Completeness is not checked
-     * ({@link ImageHeader#readPrefix}).
+     * malformed header is refused from the first read. A TIFF's directory and a HEIF's meta box,
+     * which may lie anywhere in the file, are read from the file with small positional reads.
+     * Completeness is not checked ({@link ImageHeader#readPrefix}).
      *
      * @return null when the magic bytes match no accepted format
      * @throws ImageHeader.HeaderException when the header is malformed or not within the limit
@@ -44,10 +46,10 @@ public record Upload(Path file, long size, String sha256) implements AutoCloseab
      */
     public ImageHeader header() throws ImageHeader.HeaderException {
         try {
-            return ImageHeader.readPrefix(head(HEAD_BYTES));
+            return ImageHeader.readPrefix(head(HEAD_BYTES), ByteSource.of(file, size));
         } catch (ImageHeader.HeaderException e) {
             if (!e.truncated() || size <= HEAD_BYTES) throw e;
-            return ImageHeader.readPrefix(head(MAX_HEADER_BYTES));
+            return ImageHeader.readPrefix(head(MAX_HEADER_BYTES), ByteSource.of(file, size));
         }
     }
 

@@ -18,16 +18,21 @@ import org.opencv.imgproc.Imgproc;
 
 /**
  * Decode step, in two halves. {@link #plan} reads only the header: format allow-list (magic
- * bytes), pixel limit, animation, truncation (JPEG without EOI, PNG without IEND: OpenCV would
- * return a grey-filled picture with only a stderr warning), and the JPEG shrink-on-load factor
+ * bytes), pixel limit, animation, truncation (JPEG without EOI, PNG without IEND, TIFF strips or BMP
+ * rows past the end, a GIF cut inside a block: OpenCV would return a grey-filled picture with only
+ * a stderr warning), and the JPEG shrink-on-load factor
  * (libjpeg DCT scaling via {@code IMREAD_REDUCED_COLOR_2/4/8}, chosen so the decoded image still
  * covers the largest requested output). {@link #apply} then decodes and normalises to an upright
  * 8-bit BGR or BGRA image.
  *
  * <p>JPEG is decoded as colour with {@code IMREAD_IGNORE_ORIENTATION} (libjpeg converts CMYK/YCCK
  * to BGR; no ICC is applied); PNG and WebP with {@code IMREAD_UNCHANGED} to keep alpha and 16 bits.
- * Either way EXIF orientation is applied by {@link Orient}, since OpenCV never rotates under
- * {@code IMREAD_UNCHANGED}. 16-bit is scaled by 1/257 (OpenCV's own conversion clips), grey
+ * TIFF goes through libtiff's colour conversion (CMYK to BGR) unless it declares alpha; BMP is read
+ * as colour; the first page of a multi-page TIFF is decoded (OpenCV's {@code imdecode}, as
+ * libvips' default {@code page=0}). GIF goes to {@link GifDecode} (the JDK's reader), HEIC and AVIF
+ * to {@link LibHeif}. EXIF orientation is applied by {@link Orient}, since OpenCV never rotates
+ * JPEG, PNG or WebP under {@code IMREAD_UNCHANGED}; TIFF's Orientation tag is applied by OpenCV's
+ * TIFF decoder (always, whatever the flags) and HEIF's transformations by libheif. 16-bit is scaled by 1/257 (OpenCV's own conversion clips), grey
  * expanded to BGR, and grey + tRNS (which OpenCV 4.9 turns opaque) gets its alpha back.
  */
 public final class Decode {
@@ -51,16 +56,43 @@ public final class Decode {
         } catch (ImageHeader.HeaderException e) {
             throw new JobFailure.Permanent("undecodable-header", e.getMessage());
         }
-        if (header == null) throw new JobFailure.Permanent("unsupported-format", "not a JPEG, PNG or WebP image (checked by its first bytes)");
+        if (header == null) throw new JobFailure.Permanent("unsupported-format", "not a JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF image (checked by its first bytes)");
         if (header.pixels() > maxPixels) {
             throw new JobFailure.Permanent("too-many-pixels", header.width() + "x" + header.height() + " is over the worker limit of " + maxPixels + " pixels (worker.max-pixels)");
         }
-        if (header.animated()) throw new JobFailure.Permanent("animated", "animated images are not supported");
+        if (header.animated()) {
+            throw new JobFailure.Permanent("animated", "animated images are not supported"
+                    + (header.pages() > 1 ? " (this " + header.format().id() + " has " + header.pages() + " frames)" : "") + "; fairpix never silently keeps only the first frame");
+        }
         // OpenCV fills a truncated file's missing part with grey and only warns on stderr.
         if (!header.complete()) throw new JobFailure.Permanent("truncated", "the " + header.format().id() + " file ends before its end marker");
 
-        if (header.format() != ImageFormat.JPEG) {
-            return new DecodePlan(header, Imgcodecs.IMREAD_UNCHANGED, 1, header.width(), header.height());
+        switch (header.format()) {
+            case PNG, WEBP -> {
+                return new DecodePlan(header, Imgcodecs.IMREAD_UNCHANGED, 1, header.width(), header.height());
+            }
+            case TIFF -> {
+                // Through libtiff's colour conversion (CMYK, palette, YCbCr, 1-bit fax to BGR) keeping
+                // 16 bits, unless the file declares alpha: IMREAD_UNCHANGED keeps it, and gives raw
+                // samples, which is right for RGB(A) and grey(+alpha) but not for CMYK (never with alpha here).
+                int flags = header.alpha() ? Imgcodecs.IMREAD_UNCHANGED
+                        : Imgcodecs.IMREAD_COLOR | Imgcodecs.IMREAD_ANYDEPTH | Imgcodecs.IMREAD_IGNORE_ORIENTATION;
+                // OpenCV 4.9's TIFF decoder applies the Orientation tag itself, whatever the flags
+                // (measured for all eight values, FormatsTest): it returns the displayed size.
+                return new DecodePlan(header, flags, 1, header.displayWidth(), header.displayHeight());
+            }
+            case BMP -> {
+                // Colour only: most 32-bit BMPs leave the fourth byte 0, which read as alpha would be invisible.
+                return new DecodePlan(header, Imgcodecs.IMREAD_COLOR | Imgcodecs.IMREAD_IGNORE_ORIENTATION, 1, header.width(), header.height());
+            }
+            case GIF -> {
+                return new DecodePlan(header, 0, 1, header.width(), header.height());
+            }
+            case HEIC, AVIF -> {
+                // libheif applies the file's transformations: it returns the image as displayed.
+                return new DecodePlan(header, 0, 1, header.displayWidth(), header.displayHeight());
+            }
+            case JPEG -> { }
         }
         int reduction = reductionFor(header, spec);
         int flags = switch (reduction) {
@@ -81,9 +113,39 @@ public final class Decode {
         return apply(data, plan(data, spec));
     }
 
-    /** Decodes as planned. @throws JobFailure.Permanent {@code undecodable} */
+    /** Decodes as planned. @throws JobFailure.Permanent {@code undecodable}; {@code unsupported-format} for HEIC/AVIF without libheif */
     public Decoded apply(byte[] data, DecodePlan plan) {
         ImageHeader header = plan.header();
+        Mat raw = switch (header.format()) {
+            case GIF -> GifDecode.decode(data, header);
+            case HEIC, AVIF -> LibHeif.decode(data, header.format() == ImageFormat.AVIF, MAX_HEIF_SIDE);
+            default -> imdecode(data, plan);
+        };
+        boolean heif = header.format() == ImageFormat.HEIC || header.format() == ImageFormat.AVIF;
+        // HEIF: libheif is the authority on geometry. A clean aperture (clap) crops below the ispe
+        // size, and libheif 1.15's own writer records a rotated image's ispe already rotated; what
+        // matters is that no more pixels come out than the gate let through, nor a longer side.
+        boolean sizeOk = heif
+                ? raw.total() <= header.pixels() && Math.max(raw.cols(), raw.rows()) <= Math.max(header.width(), header.height())
+                : raw.cols() == plan.decodedWidth() && raw.rows() == plan.decodedHeight();
+        if (!sizeOk) {
+            // The header and the codec disagree: a crafted or damaged file; do not trust either.
+            int w = raw.cols(), h = raw.rows();
+            raw.release();
+            throw new JobFailure.Permanent("undecodable", "decoded " + w + "x" + h + " but the header says " + plan.decodedWidth() + "x" + plan.decodedHeight());
+        }
+        Mat eight = normalise(raw, header.format() == ImageFormat.PNG ? greyTransparent(data) : -1);
+        // libheif and OpenCV's TIFF decoder have applied the file's orientation already.
+        boolean oriented = heif || header.format() == ImageFormat.TIFF;
+        Mat upright = oriented ? eight : Orient.apply(eight, header.orientation());
+        if (upright != eight) eight.release();
+        return new Decoded(upright, plan.reduction());
+    }
+
+    /** libheif's own side limit: the largest side the pixel gate can let through at 100 MP is far below. */
+    static final int MAX_HEIF_SIDE = 65_535;
+
+    private static Mat imdecode(byte[] data, DecodePlan plan) {
         Mat raw;
         MatOfByte buffer = new MatOfByte(data);
         try {
@@ -95,18 +157,10 @@ public final class Decode {
         }
         if (raw.empty()) {
             raw.release();
-            throw new JobFailure.Permanent("undecodable", "the " + header.format().id() + " data cannot be decoded");
+            throw new JobFailure.Permanent("undecodable", "the " + plan.header().format().id() + " data cannot be decoded"
+                    + (plan.header().format() == ImageFormat.TIFF ? " (OpenCV's libtiff path reads RGB, grey, palette, CMYK, YCbCr and fax TIFFs, not CIELAB)" : ""));
         }
-        if (raw.cols() != plan.decodedWidth() || raw.rows() != plan.decodedHeight()) {
-            // The header and the codec disagree: a crafted or damaged file; do not trust either.
-            int w = raw.cols(), h = raw.rows();
-            raw.release();
-            throw new JobFailure.Permanent("undecodable", "decoded " + w + "x" + h + " but the header says " + plan.decodedWidth() + "x" + plan.decodedHeight());
-        }
-        Mat eight = normalise(raw, header.format() == ImageFormat.PNG ? greyTransparent(data) : -1);
-        Mat upright = Orient.apply(eight, header.orientation());
-        if (upright != eight) eight.release();
-        return new Decoded(upright, plan.reduction());
+        return raw;
     }
 
     /**

@@ -10,7 +10,7 @@ import org.opencv.imgcodecs.Imgcodecs;
  * Encode step with pinned parameters (OpenCV's own defaults are JPEG q95, lossless WebP and PNG
  * level 1: notes/opencv.md): JPEG at the spec's quality, baseline or progressive; WebP lossy at the
  * quality unless {@code lossless} (OpenCV's switch is a quality above 100); PNG at the spec's zlib
- * level. Alpha is flattened over the background for JPEG. Encoders write no EXIF, ICC or XMP:
+ * level; AVIF through {@link LibHeif} (libaom) at the spec's quality and speed, alpha kept. Alpha is flattened over the background for JPEG. Encoders write no EXIF, ICC or XMP:
  * metadata is stripped.
  */
 public final class Encode {
@@ -34,6 +34,7 @@ public final class Encode {
             src = Flatten.apply(image, background);
             flattened = true;
         }
+        if (op.format().equals("avif")) return LibHeif.encodeAvif(image, op.quality(), op.speed());
         MatOfInt params = switch (op.format()) {
             case "jpeg" -> new MatOfInt(Imgcodecs.IMWRITE_JPEG_QUALITY, op.quality(), Imgcodecs.IMWRITE_JPEG_PROGRESSIVE, op.progressive() ? 1 : 0);
             case "webp" -> new MatOfInt(Imgcodecs.IMWRITE_WEBP_QUALITY, op.lossless() ? 101 : op.quality());

@@ -86,10 +86,15 @@ public final class ImagePipeline {
         }
     }
 
-    /** Native bytes a decode needs ({@link NativeMemoryBudget#estimate(long, long, long)}). */
+    /**
+     * Native bytes a decode needs ({@link NativeMemoryBudget#estimate(long, long, long)}), plus for
+     * HEIC/AVIF what libheif holds beside our copy: its decoded planes (up to 6 bytes per pixel,
+     * 16-bit 4:4:4) and its interleaved RGBA (4), 10 bytes per source pixel.
+     */
     static long estimate(DecodePlan plan, long largestOutputPixels) {
         long coefficients = plan.header().progressive() ? plan.header().pixels() : 0;
-        return NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutputPixels, coefficients);
+        boolean heif = plan.header().format() == com.fairpix.core.image.ImageFormat.HEIC || plan.header().format() == com.fairpix.core.image.ImageFormat.AVIF;
+        return NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutputPixels, coefficients) + (heif ? plan.header().pixels() * 10 : 0);
     }
 
     /**

@@ -37,9 +37,15 @@ class CorpusTest {
     static final JobSpec THUMB = new JobSpec(Map.of("t", List.of(new Operation.Resize(64, 64, Operation.Fit.COVER, false, Operation.Gravity.SMART),
             new Operation.Encode("jpeg", 80))), null);
     static final Map<String, Integer> OUTCOMES = new ConcurrentHashMap<>();
+    /** Per row, what became of the files in the formats added by issue #18 (TIFF, BMP, GIF, HEIC, AVIF). */
+    static final Map<String, String> NEW_FORMATS = new ConcurrentHashMap<>();
 
     private static final Pattern UPRIGHT = Pattern.compile("upright (?:result must be )?(\\d+)x(\\d+)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)x(\\d+)");
+    /** "TIFF: decode 2464x3248 ... where TIFF input is accepted; otherwise ...": a format fairpix now reads. */
+    private static final Pattern WHERE_SUPPORTED = Pattern.compile("^[A-Za-z]+: decode(?: (\\d+)x(\\d+))?.* where [A-Za-z]+ input is (?:accepted|supported)");
+    /** The multi-page policy row: fairpix decodes the first page. */
+    private static final Pattern FIRST_PAGE = Pattern.compile("first page (\\d+)x(\\d+)");
     private static final Pattern MATCH = Pattern.compile("(match|equal) (\\S+\\.(?:jpg|png))");
 
     @BeforeAll
@@ -59,6 +65,18 @@ class CorpusTest {
             String e = row.expected();
             String lower = e.toLowerCase(Locale.ROOT);
             boolean allowed = ImageFormat.sniff(data) != null;
+            // Rows that read "decode where <format> input is supported": fairpix reads TIFF, BMP, GIF,
+            // HEIC and AVIF (issue #18), so they must decode, at the size given.
+            Matcher supported = WHERE_SUPPORTED.matcher(e);
+            if (allowed && supported.find()) {
+                return new Expectation(true, false, null, supported.group(1) == null ? null : Integer.valueOf(supported.group(1)),
+                        supported.group(2) == null ? null : Integer.valueOf(supported.group(2)),
+                        lower.contains("with transparency") || lower.contains("transparency composited"), null, false);
+            }
+            Matcher firstPage = FIRST_PAGE.matcher(e);
+            if (allowed && lower.startsWith("multi-page") && firstPage.find()) {
+                return new Expectation(true, false, null, Integer.valueOf(firstPage.group(1)), Integer.valueOf(firstPage.group(2)), false, null, false);
+            }
             if (e.startsWith("DECODE")) {
                 Matcher m = UPRIGHT.matcher(e);
                 if (!m.find()) {
@@ -72,7 +90,8 @@ class CorpusTest {
             }
             if (lower.startsWith("no crash")) return new Expectation(false, false, null, null, null, false, null, false);
             // REJECT..., "... -> clean rejection", "... unsupported format", and our allow-list policy
-            // (JPEG, PNG, WebP only) for the TIFF/JP2 "policy" rows.
+            // for the formats fairpix does not read (JPEG 2000). "Correct colours or a clean rejection"
+            // (CIELAB TIFF) and the CMYK "policy" row are checked for what happened (FormatsTest checks the colour).
             String reason = null;
             if (!allowed) reason = "unsupported-format";
             else if (lower.contains("truncat") || row.name().contains("truncated")) reason = "truncated";
@@ -103,6 +122,10 @@ class CorpusTest {
         try {
             String outcome = rejected != null ? "rejected:" + rejected.reason() : "decoded";
             OUTCOMES.merge(row.suite() + " " + outcome, 1, Integer::sum);
+            ImageFormat format = ImageFormat.sniff(data);
+            if (format != null && format.ordinal() > ImageFormat.WEBP.ordinal()) {
+                NEW_FORMATS.put(row.toString(), format.id() + " " + outcome + (decoded != null ? " " + decoded.image().cols() + "x" + decoded.image().rows() + " c" + decoded.image().channels() : ""));
+            }
             if (exp.decode()) {
                 if (rejected != null) fail(row + " must decode (" + row.expected() + ") but was rejected: " + rejected.reason() + " " + rejected.getMessage());
                 if (exp.width() != null) {
@@ -146,5 +169,7 @@ class CorpusTest {
     static void report() {
         System.out.println("corpus outcomes (suite outcome: files):");
         new TreeMap<>(OUTCOMES).forEach((k, v) -> System.out.printf("  %-55s %4d%n", k, v));
+        System.out.println("TIFF, BMP, GIF, HEIC and AVIF rows:");
+        new TreeMap<>(NEW_FORMATS).forEach((k, v) -> System.out.printf("  %-55s %s%n", k, v));
     }
 }

@@ -102,8 +102,10 @@ class DecodeStepTest {
 
     @Test
     void unknownFormatsAndOversizedImagesAreRejectedBeforeDecoding() {
-        assertThatThrownBy(() -> decode.apply("GIF89a....".getBytes(), FULL))
+        assertThatThrownBy(() -> decode.apply("JUNK89a....".getBytes(), FULL))
                 .extracting(e -> ((JobFailure) e).reason()).isEqualTo("unsupported-format");
+        assertThatThrownBy(() -> decode.apply("GIF89a....".getBytes(), FULL))
+                .as("a GIF signature with no logical screen").extracting(e -> ((JobFailure) e).reason()).isEqualTo("undecodable-header");
         byte[] big = StepImages.encode(StepImages.noise(100, 100, 1), ".png");
         assertThatThrownBy(() -> new Decode(9_999).apply(big, FULL))
                 .extracting(e -> ((JobFailure) e).reason()).isEqualTo("too-many-pixels");

@@ -244,10 +244,9 @@ class DecodeTest {
     }
 
     @Test
-    void textGifAndTiffAreUnsupportedFormats() {
+    void textAndJpeg2000AreUnsupportedFormatsAndAnAnimatedGifIsAnimated() {
         assertThat(failure("just some text".getBytes(StandardCharsets.UTF_8)).reason()).isEqualTo("unsupported-format");
-        assertThat(failure(Corpus.bytes("sharp-fixtures/rotating-squares.gif")).reason()).isEqualTo("unsupported-format");
-        assertThat(failure(Corpus.bytes("sharp-fixtures/G31D.TIF")).reason()).as("OpenCV reads TIFF; fairpix does not accept it").isEqualTo("unsupported-format");
+        assertThat(failure(Corpus.bytes("sharp-fixtures/rotating-squares.gif")).reason()).isEqualTo("animated");
         assertThat(failure(Corpus.bytes("sharp-fixtures/relax.jp2")).reason()).isEqualTo("unsupported-format");
         assertThat(failure(new byte[0]).reason()).isEqualTo("unsupported-format");
     }
