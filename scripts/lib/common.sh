@@ -24,12 +24,30 @@ _FAIRPIX_APT_UPDATED=0
 ensure_apt_pkg() {
   local bin="$1" pkg="$2"
   have_cmd "$bin" && return 0
+  _apt_install "$pkg" "$bin"
+  have_cmd "$bin" || die "installed $pkg but '$bin' is still not on PATH"
+}
+
+# A shared library (by its soname, e.g. libheif.so.1) from a Debian package, for code loaded at
+# run time (JNA) rather than a command.
+have_lib() {
+  ldconfig -p 2>/dev/null | grep -q "[[:space:]]$1 " || ls /usr/lib/*/"$1" /usr/lib/"$1" >/dev/null 2>&1
+}
+ensure_apt_lib() {
+  local lib="$1" pkg="$2"
+  have_lib "$lib" && return 0
+  _apt_install "$pkg" "$lib"
+  have_lib "$lib" || die "installed $pkg but $lib is still not found (ldconfig -p)"
+}
+
+_apt_install() {
+  local pkg="$1" what="$2"
   if ! have_cmd apt-get; then
-    die "'$bin' is missing and there is no apt-get here; install the package that provides it ($pkg on Debian/Ubuntu)"
+    die "'$what' is missing and there is no apt-get here; install the package that provides it ($pkg on Debian/Ubuntu)"
   fi
   local sudo=()
   if [[ $(id -u) -ne 0 ]]; then
-    have_cmd sudo || die "'$bin' is missing; run as root or install it: apt-get install $pkg"
+    have_cmd sudo || die "'$what' is missing; run as root or install it: apt-get install $pkg"
     sudo=(sudo)
   fi
   # dpkg ignores -qq and prints pages; keep it for when something goes wrong.
@@ -43,14 +61,19 @@ ensure_apt_pkg() {
     fi
     _FAIRPIX_APT_UPDATED=1
   fi
-  log "installing $pkg (for $bin)"
+  log "installing $pkg (for $what)"
   if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
       apt-get install -y -qq --no-install-recommends "$pkg" >"$out" 2>&1; then
     tail -n 30 "$out" >&2; rm -f "$out"
     die "apt-get install $pkg failed"
   fi
   rm -f "$out"
-  have_cmd "$bin" || die "installed $pkg but '$bin' is still not on PATH"
+}
+
+# The codec libraries the worker loads at run time: libheif (HEIC/AVIF, with libde265, dav1d,
+# libaom and x265 as its dependencies). Without it the worker runs and refuses HEIC/AVIF jobs.
+ensure_image_libs() {
+  ensure_apt_lib libheif.so.1 libheif1
 }
 
 # Prints a JDK's full version ("25.0.3", "1.8.0_392") or nothing.

@@ -83,8 +83,46 @@ class SubmitPathIT {
         assertThat(queued).isAfterOrEqualTo(created.truncatedTo(java.time.temporal.ChronoUnit.MILLIS)).isBeforeOrEqualTo(started);
         assertThat(finished).isAfter(started);
 
-        assertResult(key, done, "thumb", ImageFormat.WEBP, 256, 256);
-        assertResult(key, done, "large", ImageFormat.JPEG, 1024, 768);
+        assertResult(key, done, "thumb", ImageFormat.WEBP, 256, 256).release();
+        assertResult(key, done, "large", ImageFormat.JPEG, 1024, 768).release();
+    }
+
+    @Test
+    void aRotatedHeicAndAnAvifPhotoComeOutUprightAtTheirSizesAndAsAvif() throws Exception {
+        String tenant = Farm.tenantId("it-heif");
+        String key = client.createTenant(tenant, Map.of());
+        // A real camera JPEG, 2048x1536, made into the files phones and browsers send: a HEIC whose
+        // irot says "turn 90° clockwise" (EXIF 6, as an iPhone held upright records), and an AVIF.
+        Mat photo = Imgcodecs.imdecode(new MatOfByte(Files.readAllBytes(Farm.corpus("cameratrap-photos/african_elephants.jpg"))), Imgcodecs.IMREAD_REDUCED_COLOR_2);
+        assertThat(com.fairpix.worker.process.LibHeif.available()).as("libheif (scripts install libheif1)").isTrue();
+        byte[] heic = com.fairpix.worker.process.LibHeif.encodeHeic(photo, 85, 6);
+        byte[] avif = com.fairpix.worker.process.LibHeif.encodeAvif(photo, 70, 8);
+        String spec = "{\"variants\":{\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"inside\"},{\"op\":\"encode\",\"format\":\"jpeg\"}],"
+                + "\"modern\":[{\"op\":\"resize\",\"width\":400},{\"op\":\"encode\",\"format\":\"avif\",\"quality\":60}]}}";
+
+        HttpResponse<String> heicAccepted = client.submitRaw(key, heic, "image/heic", spec);
+        HttpResponse<String> avifAccepted = client.submitRaw(key, avif, "image/avif", spec);
+
+        assertThat(heicAccepted.statusCode()).as(heicAccepted.body()).isEqualTo(202);
+        assertThat(avifAccepted.statusCode()).as(avifAccepted.body()).isEqualTo(202);
+        JsonNode heicDone = client.awaitTerminal(key, Json.mapper().readTree(heicAccepted.body()).get("id").asText(), Duration.ofSeconds(60));
+        JsonNode avifDone = client.awaitTerminal(key, Json.mapper().readTree(avifAccepted.body()).get("id").asText(), Duration.ofSeconds(60));
+        assertThat(heicDone.get("state").asText()).as(heicDone.toString()).isEqualTo("DONE");
+        assertThat(avifDone.get("state").asText()).as(avifDone.toString()).isEqualTo("DONE");
+
+        // 1024x768 turned upright is 768x1024: inside 256 -> 192x256; 400 wide -> 400x533.
+        assertThat(heicDone.at("/original/width").asInt() + "x" + heicDone.at("/original/height").asInt()).isEqualTo("768x1024");
+        Mat thumb = assertResult(key, heicDone, "thumb", ImageFormat.JPEG, 192, 256);
+        Mat upright = new Mat(), expected = new Mat();
+        org.opencv.core.Core.rotate(photo, upright, org.opencv.core.Core.ROTATE_90_CLOCKWISE);
+        org.opencv.imgproc.Imgproc.resize(upright, expected, new org.opencv.core.Size(192, 256), 0, 0, org.opencv.imgproc.Imgproc.INTER_AREA);
+        org.opencv.core.Mat diff = new Mat();
+        org.opencv.core.Core.absdiff(thumb, expected, diff);
+        assertThat(org.opencv.core.Core.mean(diff).val[1]).as("the thumbnail is the photo turned upright (mean abs diff, green)").isLessThan(12);
+        assertResult(key, heicDone, "modern", ImageFormat.AVIF, 400, 533).release();
+        assertResult(key, avifDone, "thumb", ImageFormat.JPEG, 256, 192).release();
+        assertResult(key, avifDone, "modern", ImageFormat.AVIF, 400, 300).release();
+        for (Mat m : new Mat[] {photo, thumb, upright, expected, diff}) m.release();
     }
 
     @Test
@@ -113,7 +151,7 @@ class SubmitPathIT {
         JsonNode done = client.awaitTerminal(key, Json.mapper().readTree(accepted.body()).get("id").asText(), Duration.ofSeconds(60));
         assertThat(done.get("state").asText()).isEqualTo("DONE");
         // Portrait stays portrait: 1200x1800 upright fits 300x300 as 200x300
-        assertResult(key, done, "small", ImageFormat.PNG, 200, 300);
+        assertResult(key, done, "small", ImageFormat.PNG, 200, 300).release();
     }
 
     @Test
@@ -171,7 +209,8 @@ class SubmitPathIT {
         }
     }
 
-    private static void assertResult(String key, JsonNode job, String variant, ImageFormat format, int width, int height) throws Exception {
+    /** @return the decoded result (BGR/BGRA), for the caller to release */
+    private static Mat assertResult(String key, JsonNode job, String variant, ImageFormat format, int width, int height) throws Exception {
         JsonNode result = job.at("/results/" + variant);
         assertThat(result.get("width").asInt()).isEqualTo(width);
         assertThat(result.get("height").asInt()).isEqualTo(height);
@@ -181,10 +220,11 @@ class SubmitPathIT {
         byte[] bytes = download.body();
         assertThat(bytes.length).isEqualTo(result.get("size").asInt());
         assertThat(ImageFormat.sniff(bytes)).isEqualTo(format);
-        Mat decoded = Imgcodecs.imdecode(new MatOfByte(bytes), Imgcodecs.IMREAD_UNCHANGED);
+        Mat decoded = format == ImageFormat.AVIF ? com.fairpix.worker.process.LibHeif.decode(bytes, true, 65_535)
+                : Imgcodecs.imdecode(new MatOfByte(bytes), Imgcodecs.IMREAD_UNCHANGED);
         assertThat(decoded.cols()).isEqualTo(width);
         assertThat(decoded.rows()).isEqualTo(height);
-        decoded.release();
+        return decoded;
     }
 
     static String sha256(byte[] data) throws Exception {

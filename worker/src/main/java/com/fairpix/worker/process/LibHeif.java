@@ -27,7 +27,7 @@ import org.opencv.imgproc.Imgproc;
  * converts HDR (10/12-bit) to 8 bits and returns BGR or BGRA, the layout every other decoder here
  * returns. Each call has its own {@code heif_context}; libheif is thread-safe across contexts.
  */
-final class LibHeif {
+public final class LibHeif {
     private LibHeif() {}
 
     // heif.h enum values (libheif 1.15).
@@ -118,7 +118,7 @@ final class LibHeif {
     }
 
     /** True when libheif was loaded. */
-    static boolean available() {
+    public static boolean available() {
         return SUPPORT.api() != null;
     }
 
@@ -129,7 +129,7 @@ final class LibHeif {
      * @throws JobFailure.Permanent {@code unsupported-format} without libheif or its codec,
      *                              {@code undecodable} when libheif refuses the data
      */
-    static Mat decode(byte[] data, boolean av1, int maxSide) {
+    public static Mat decode(byte[] data, boolean av1, int maxSide) {
         Api api = require(av1 ? SUPPORT.av1In() : SUPPORT.hevcIn(), av1 ? "AVIF (AV1) decoding" : "HEIC (HEVC) decoding");
         Memory mem = new Memory(data.length);
         mem.write(0, data, 0, data.length);
@@ -180,15 +180,19 @@ final class LibHeif {
      * @param speed   1–9, libaom's speed preset (cpu-used)
      * @throws JobFailure.Permanent {@code unsupported-format} without libheif or an AV1 encoder
      */
-    static byte[] encodeAvif(Mat bgr, int quality, int speed) {
+    public static byte[] encodeAvif(Mat bgr, int quality, int speed) {
         return encode(bgr, COMPRESSION_AV1, quality, speed, 1);
     }
 
     /**
-     * Encodes as HEIC (HEVC, x265) with an orientation recorded as irot/imir: for tests that need
-     * a real phone-like file. @param orientation EXIF value 1–8 the file's transformations express
+     * Encodes as HEIC (HEVC, x265) with an orientation recorded as irot/imir: for tests and tools
+     * that need a real phone-like file (fairpix does not offer HEIC output).
+     *
+     * @param orientation EXIF value 1–8 that the file's transformations express; the file displays
+     *                    {@code bgr} turned as that value says
+     * @throws JobFailure.Permanent {@code unsupported-format} without libheif or an HEVC encoder
      */
-    static byte[] encodeHeic(Mat bgr, int quality, int orientation) {
+    public static byte[] encodeHeic(Mat bgr, int quality, int orientation) {
         return encode(bgr, COMPRESSION_HEVC, quality, 0, orientation);
     }
 
@@ -233,7 +237,9 @@ final class LibHeif {
             // libheif writes through a callback or to a file; a file avoids a by-value struct return from Java.
             file = Files.createTempFile("fairpix-heif-", av1 ? ".avif" : ".heic");
             checkEncode(api.heif_context_write_to_file(ctx, file.toString()), "write");
-            return Files.readAllBytes(file);
+            byte[] out = Files.readAllBytes(file);
+            if (orientation >= 5) unrotateIspe(out, w, h);
+            return out;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -248,6 +254,20 @@ final class LibHeif {
                 } catch (IOException ignored) {
                     // a leftover fairpix-heif-* file in the temporary directory
                 }
+            }
+        }
+    }
+
+    /**
+     * libheif 1.15 records a turned image's ispe with the turned size; ISO/IEC 23008-12 §6.5.3 (and
+     * Apple's files) give the size before the transformations, the coded size. Put it right, so
+     * that the file is what a phone writes.
+     */
+    private static void unrotateIspe(byte[] file, int width, int height) {
+        for (int i = 4; i + 16 <= file.length; i++) {
+            if (file[i] == 'i' && file[i + 1] == 's' && file[i + 2] == 'p' && file[i + 3] == 'e') {
+                java.nio.ByteBuffer.wrap(file, i + 8, 8).putInt(width).putInt(height);
+                return;
             }
         }
     }
