@@ -32,12 +32,13 @@ import picocli.CommandLine.Spec;
 final class DemoCommand implements Callable<Integer> {
     static final String SPEC = "{\"variants\":{"
             + "\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":80}],"
-            + "\"large\":[{\"op\":\"resize\",\"width\":1024,\"height\":1024,\"fit\":\"contain\"},{\"op\":\"encode\",\"format\":\"jpeg\",\"quality\":85}]}}";
+            + "\"large\":[{\"op\":\"resize\",\"width\":1024,\"height\":1024,\"fit\":\"contain\"},{\"op\":\"encode\",\"format\":\"jpeg\",\"quality\":85}],"
+            + "\"modern\":[{\"op\":\"resize\",\"width\":512,\"height\":512,\"fit\":\"contain\"},{\"op\":\"encode\",\"format\":\"avif\",\"quality\":50}]}}";
 
     @Spec CommandSpec spec;
     @Mixin ClientOptions client;
 
-    @Parameters(paramLabel = "DIR", defaultValue = "samples", description = "folder of .jpg/.jpeg/.png/.webp images (default ${DEFAULT-VALUE})")
+    @Parameters(paramLabel = "DIR", defaultValue = "samples", description = "folder of images: .jpg/.jpeg/.png/.webp/.tif/.tiff/.bmp/.gif/.heic/.heif/.avif (default ${DEFAULT-VALUE})")
     Path dir;
 
     @Option(names = "--tenants", split = ",", defaultValue = "acme,globex,initech", description = "tenant ids (default ${DEFAULT-VALUE})")
@@ -68,9 +69,9 @@ final class DemoCommand implements Callable<Integer> {
         if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
         List<Path> images;
         try (Stream<Path> s = Files.list(dir)) {
-            images = s.filter(p -> p.getFileName().toString().toLowerCase(Locale.ROOT).matches(".*\\.(jpe?g|png|webp)$")).sorted().toList();
+            images = s.filter(p -> p.getFileName().toString().toLowerCase(Locale.ROOT).matches(".*\\.(jpe?g|png|webp|tiff?|bmp|gif|hei[cf]|avif)$")).sorted().toList();
         }
-        if (images.isEmpty()) throw new IllegalArgumentException("no .jpg, .jpeg, .png or .webp files in " + dir);
+        if (images.isEmpty()) throw new IllegalArgumentException("no image files (.jpg, .jpeg, .png, .webp, .tif, .tiff, .bmp, .gif, .heic, .heif, .avif) in " + dir);
 
         ApiClient admin = new ApiClient(client.baseUrl(), token);
         Map<String, String> keys = new LinkedHashMap<>();
