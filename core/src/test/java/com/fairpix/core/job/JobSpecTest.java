@@ -18,6 +18,27 @@ import org.junit.jupiter.params.provider.ValueSource;
 class JobSpecTest {
 
     @Test
+    void avifEncodeTakesQualityAndSpeedAndOtherFormatsRefuseSpeed() {
+        JobSpec spec = JobSpec.parse("{\"variants\":{\"a\":[{\"op\":\"encode\",\"format\":\"avif\",\"quality\":50,\"speed\":8}],"
+                + "\"b\":[{\"op\":\"encode\",\"format\":\"avif\"}]}}");
+        assertThat(JobSpec.encodeOf(spec.variants().get("a"))).extracting(Operation.Encode::format, Operation.Encode::quality, Operation.Encode::speed)
+                .containsExactly("avif", 50, 8);
+        assertThat(JobSpec.encodeOf(spec.variants().get("b")).speed()).isEqualTo(Operation.Encode.DEFAULT_AVIF_SPEED);
+        assertThat(JobSpec.encodeOf(spec.variants().get("a")).contentType()).isEqualTo("image/avif");
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse(
+                "{\"variants\":{\"a\":[{\"op\":\"encode\",\"format\":\"jpeg\",\"speed\":3}],\"b\":[{\"op\":\"encode\",\"format\":\"avif\",\"speed\":0}]}}"));
+        assertThat(p.toString() + p.extensions()).contains("speed applies only to avif").contains("speed");
+    }
+
+    @Test
+    void anEncodeStepFromAMessageWrittenBeforeAvifGetsTheDefaultSpeed() throws Exception {
+        Operation op = Json.mapper().readValue("{\"op\":\"encode\",\"format\":\"jpeg\",\"quality\":80,\"progressive\":false,\"compression\":6,\"lossless\":false}", Operation.class);
+        assertThat(((Operation.Encode) op).speed()).isEqualTo(Operation.Encode.DEFAULT_AVIF_SPEED);
+        Operation round = Json.mapper().readValue(Json.mapper().writeValueAsString(new Operation.Encode("avif", 40, false, 6, false, 9)), Operation.class);
+        assertThat(((Operation.Encode) round).speed()).isEqualTo(9);
+    }
+
+    @Test
     void validSpecKeepsVariantsAndOperationsInTheOrderGiven() {
         JobSpec spec = JobSpec.parse("""
                 {"pool":"gpu","variants":{
