@@ -260,10 +260,16 @@ final class Farm {
         }
 
         HttpResponse<String> submitRaw(String key, byte[] image, String contentType, String spec) throws IOException, InterruptedException {
+            return submitRaw(key, image, contentType, spec, null);
+        }
+
+        /** @param accept an Accept header (an {@code auto} encode is resolved from it), or null */
+        HttpResponse<String> submitRaw(String key, byte[] image, String contentType, String spec, String accept) throws IOException, InterruptedException {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v1/jobs?spec=" + java.net.URLEncoder.encode(spec, StandardCharsets.UTF_8)))
                     .header("Content-Type", contentType)
                     .POST(HttpRequest.BodyPublishers.ofByteArray(image));
             if (key != null) b.header("Authorization", "Bearer " + key);
+            if (accept != null) b.header("Accept", accept);
             return send(b.build());
         }
 

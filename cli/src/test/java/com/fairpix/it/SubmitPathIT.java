@@ -126,6 +126,23 @@ class SubmitPathIT {
     }
 
     @Test
+    void anAutoEncodeBecomesTheFormatTheSubmittersAcceptHeaderPrefers() throws Exception {
+        String tenant = Farm.tenantId("it-auto");
+        String key = client.createTenant(tenant, Map.of());
+        byte[] photo = Files.readAllBytes(Farm.corpus("exif-orientation/Portrait_7.jpg"));
+        String spec = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":200},{\"op\":\"encode\",\"format\":\"auto\",\"quality\":55}]}}";
+
+        JsonNode chrome = Json.mapper().readTree(client.submitRaw(key, photo, "image/jpeg", spec, "image/avif,image/webp,image/apng,*/*;q=0.8").body());
+        JsonNode plain = Json.mapper().readTree(client.submitRaw(key, photo, "image/jpeg", spec, "*/*").body());
+
+        assertThat(chrome.at("/spec/variants/t/1/format").asText()).as(chrome.toString()).isEqualTo("avif");
+        JsonNode chromeDone = client.awaitTerminal(key, chrome.get("id").asText(), Duration.ofSeconds(60));
+        JsonNode plainDone = client.awaitTerminal(key, plain.get("id").asText(), Duration.ofSeconds(60));
+        assertResult(key, chromeDone, "t", ImageFormat.AVIF, 200, 300).release();
+        assertResult(key, plainDone, "t", ImageFormat.JPEG, 200, 300).release();
+    }
+
+    @Test
     void jobTopicsStampRecordsWithTheBrokersAppendTime() throws Exception {
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
                 Map.<String, Object>of("bootstrap.servers", config.get(Setting.KAFKA_BOOTSTRAP)))) {

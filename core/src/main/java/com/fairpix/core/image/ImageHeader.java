@@ -16,8 +16,9 @@ package com.fairpix.core.image;
  *                    DCT coefficient of the whole image while it decodes, whatever the output scale
  * @param pages       images in the file: GIF frames, or 2 for a TIFF with more than one directory
  *                    ("more than one": the rest is not walked); 1 otherwise
- * @param alpha       the header declares transparency (TIFF ExtraSamples, a GIF transparent index);
- *                    false where the format's header does not say (JPEG, PNG, WebP, BMP, HEIF)
+ * @param alpha       the header declares transparency (PNG colour type 4 or 6, WebP VP8X alpha flag,
+ *                    TIFF ExtraSamples, a GIF transparent index); false where the header does not
+ *                    say (JPEG, BMP, HEIF, a PNG whose transparency is only a tRNS chunk)
  * @param cmyk        a CMYK (separated) TIFF, which must be decoded through the colour conversion
  */
 public record ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete,
@@ -240,7 +241,9 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         long w = u32(d, 16, false);
         long h = u32(d, 20, false);
         if (w > Integer.MAX_VALUE || h > Integer.MAX_VALUE) throw new HeaderException("png: dimensions out of range");
-        return new ImageHeader(ImageFormat.PNG, (int) w, (int) h, pngOrientation(d), false, checkEnd && pngComplete(d));
+        int colourType = d[25] & 0xFF; // 4 grey + alpha, 6 RGBA (PNG §11.2.2); tRNS is not looked for
+        return new ImageHeader(ImageFormat.PNG, (int) w, (int) h, pngOrientation(d), false, checkEnd && pngComplete(d), false, 1,
+                colourType == 4 || colourType == 6, false);
     }
 
     /**
@@ -299,7 +302,7 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
                 int w = u24le(d, 24) + 1;
                 int h = u24le(d, 27) + 1;
                 int orientation = (d[20] & 0x08) != 0 ? webpOrientation(d) : 1;
-                return new ImageHeader(ImageFormat.WEBP, w, h, orientation, animated, true);
+                return new ImageHeader(ImageFormat.WEBP, w, h, orientation, animated, true, false, 1, (d[20] & 0x10) != 0, false);
             }
             default -> throw new HeaderException("webp: unknown first chunk '" + chunk.strip() + "'");
         }

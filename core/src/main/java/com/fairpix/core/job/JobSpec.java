@@ -36,9 +36,60 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     private static final Pattern VARIANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
     /** Output formats an encode step may name. */
     public static final Set<String> OUTPUT_FORMATS = Set.of("jpeg", "png", "webp", "avif");
+    /**
+     * The encode format that the ingest resolves at submission from the request's {@code Accept}
+     * header ({@link #resolveAuto}); a job never reaches a worker with it.
+     */
+    public static final String AUTO = "auto";
     private static final Pattern COLOUR = Pattern.compile("#[0-9a-f]{6}");
     private static final List<String> OPS = List.of("resize", "crop", "rotate", "flip", "flop", "blur", "sharpen",
             "grayscale", "watermark", "background", "encode");
+
+    /**
+     * This spec with every {@code auto} encode replaced by the best format the client accepts:
+     * AVIF when {@code accept} lists {@code image/avif}, else WebP when it lists {@code image/webp}
+     * (either with q &gt; 0; RFC 9110 §12.5.1), else PNG when the source declares transparency, else
+     * JPEG. Wildcards ({@code image/*}, {@code *}{@code /*}) choose nothing: every client takes JPEG.
+     * The quality is kept; AVIF gets its default speed.
+     *
+     * @param accept      the request's Accept header, or null
+     * @param sourceAlpha the source's header declares transparency
+     */
+    public JobSpec resolveAuto(String accept, boolean sourceAlpha) {
+        boolean any = variants.values().stream().anyMatch(ops -> encodeOf(ops).format().equals(AUTO));
+        if (!any) return this;
+        java.util.Set<String> accepted = new java.util.HashSet<>();
+        if (accept != null) {
+            for (String part : accept.split(",")) {
+                String[] f = part.trim().split(";");
+                double q = 1;
+                for (int i = 1; i < f.length; i++) {
+                    String p = f[i].trim();
+                    if (p.startsWith("q=")) {
+                        try {
+                            q = Double.parseDouble(p.substring(2));
+                        } catch (NumberFormatException e) {
+                            q = 0;
+                        }
+                    }
+                }
+                if (q > 0) accepted.add(f[0].trim().toLowerCase(Locale.ROOT));
+            }
+        }
+        String chosen = accepted.contains("image/avif") ? "avif" : accepted.contains("image/webp") ? "webp" : sourceAlpha ? "png" : "jpeg";
+        Map<String, List<Operation>> out = new LinkedHashMap<>();
+        variants.forEach((name, ops) -> {
+            Operation.Encode e = encodeOf(ops);
+            if (!e.format().equals(AUTO)) {
+                out.put(name, ops);
+                return;
+            }
+            List<Operation> copy = new ArrayList<>(ops.subList(0, ops.size() - 1));
+            copy.add(new Operation.Encode(chosen, e.quality()));
+            out.put(name, List.copyOf(copy));
+        });
+        return new JobSpec(out, pool, webhookUrl);
+    }
 
     /** The final encode step of a variant. */
     public static Operation.Encode encodeOf(List<Operation> ops) {
@@ -281,7 +332,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         unknownMembers(op, at, Set.of("op", "format", "quality", "progressive", "compression", "lossless", "speed"), errors);
         String format = op.has("format") ? op.get("format").asText().toLowerCase(Locale.ROOT) : "";
         if (format.equals("jpg")) format = "jpeg";
-        if (!OUTPUT_FORMATS.contains(format)) errors.add(at + ": format must be one of jpeg, png, webp, avif");
+        if (!OUTPUT_FORMATS.contains(format) && !format.equals(AUTO)) errors.add(at + ": format must be one of jpeg, png, webp, avif, auto");
         int quality = DEFAULT_QUALITY;
         if (op.has("quality")) {
             JsonNode q = op.get("quality");

@@ -276,6 +276,13 @@ class ImageHeaderTest {
     }
 
     @Test
+    void pngHeaderSaysWhetherItsColourTypeCarriesAlpha() throws Exception {
+        assertThat(ImageHeader.read(Corpus.bytes("pngsuite/basn6a08.png")).alpha()).as("RGBA").isTrue();
+        assertThat(ImageHeader.read(Corpus.bytes("pngsuite/basn4a16.png")).alpha()).as("grey + alpha").isTrue();
+        assertThat(ImageHeader.read(Corpus.bytes("pngsuite/basn2c16.png")).alpha()).as("RGB").isFalse();
+    }
+
+    @Test
     void orientationsComposeAsTheDihedralGroup() {
         assertThat(Orientation.then(6, 6)).as("90° clockwise twice").isEqualTo(3);
         assertThat(Orientation.then(8, 6)).isEqualTo(1);

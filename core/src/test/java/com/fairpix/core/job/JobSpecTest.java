@@ -30,6 +30,26 @@ class JobSpecTest {
         assertThat(p.toString() + p.extensions()).contains("speed applies only to avif").contains("speed");
     }
 
+    @ParameterizedTest(name = "{0} -> {2}")
+    @CsvSource(delimiter = '|', value = {
+        "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8 | false | avif",
+        "image/webp,*/*                                                   | false | webp",
+        "image/avif;q=0, image/webp;q=0.5                                 | false | webp",
+        "image/*                                                          | false | jpeg",
+        "                                                                 | false | jpeg",
+        "text/html                                                        | true  | png",
+    })
+    void autoEncodeBecomesTheBestFormatTheClientAccepts(String accept, boolean alpha, String expected) {
+        JobSpec spec = JobSpec.parse("{\"variants\":{\"a\":[{\"op\":\"resize\",\"width\":100},{\"op\":\"encode\",\"format\":\"auto\",\"quality\":60}],"
+                + "\"b\":[{\"op\":\"encode\",\"format\":\"png\"}]}}");
+
+        JobSpec resolved = spec.resolveAuto(accept, alpha);
+
+        assertThat(JobSpec.encodeOf(resolved.variants().get("a"))).extracting(Operation.Encode::format, Operation.Encode::quality).containsExactly(expected, 60);
+        assertThat(resolved.variants().get("a").get(0)).isEqualTo(spec.variants().get("a").get(0));
+        assertThat(JobSpec.encodeOf(resolved.variants().get("b")).format()).isEqualTo("png");
+    }
+
     @Test
     void anEncodeStepFromAMessageWrittenBeforeAvifGetsTheDefaultSpeed() throws Exception {
         Operation op = Json.mapper().readValue("{\"op\":\"encode\",\"format\":\"jpeg\",\"quality\":80,\"progressive\":false,\"compression\":6,\"lossless\":false}", Operation.class);

@@ -119,6 +119,16 @@ public final class JobSubmitter {
      *                    409 a request with the same key in flight, 503 a backend down
      */
     public Submission submit(Tenant tenant, Upload image, String specJson, String idempotencyKey) {
+        return submit(tenant, image, specJson, idempotencyKey, null);
+    }
+
+    /**
+     * As {@link #submit(Tenant, Upload, String, String)}; an {@code auto} encode format is resolved
+     * from {@code accept} ({@link JobSpec#resolveAuto}) before the job is stored.
+     *
+     * @param accept the request's Accept header, or null
+     */
+    public Submission submit(Tenant tenant, Upload image, String specJson, String idempotencyKey, String accept) {
         // Before any work: while a dependency's breaker is open the answer is a fast 503.
         overload.checkBreakers();
         SpecLimits limits = specLimits.forTenant(tenant.maxPixels());
@@ -136,6 +146,7 @@ public final class JobSubmitter {
             throw ApiProblem.tooLarge("The upload is " + image.size() + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
         }
         ImageHeader header = readHeader(tenant, image);
+        spec = spec.resolveAuto(accept, header.alpha());
         Map<String, OutputSize.Estimate> outputs = OutputSize.of(spec, header.displayWidth(), header.displayHeight());
         List<String> outputProblems = spec.outputProblems(header.displayWidth(), header.displayHeight(), limits);
         if (!outputProblems.isEmpty()) {

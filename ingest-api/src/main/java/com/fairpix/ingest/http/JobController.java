@@ -116,7 +116,7 @@ public final class JobController {
                 image = uploads.readRaw(body, tenant.maxUploadBytes(), tenant.id());
             }
             try (image) {
-                JobSubmitter.Submission submission = submitter.submit(tenant, image, spec, ctx.header("Idempotency-Key"));
+                JobSubmitter.Submission submission = submitter.submit(tenant, image, spec, ctx.header("Idempotency-Key"), ctx.header("Accept"));
                 if (submission.admission() != null) RateLimitFields.headers(submission.admission()).forEach(ctx::header);
                 JobView view = JobView.of(submission.job());
                 ctx.header("Location", view.self());
