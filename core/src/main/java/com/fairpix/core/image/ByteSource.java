@@ -35,7 +35,7 @@ public interface ByteSource {
             @Override public boolean whole() { return whole; }
 
             @Override public byte[] read(long offset, int n) throws ImageHeader.HeaderException {
-                if (offset < 0 || n < 0 || offset + n > data.length) throw new ImageHeader.HeaderException("header truncated at byte " + offset, true);
+                if (offset < 0 || n < 0 || offset > data.length - n) throw new ImageHeader.HeaderException("header truncated at byte " + offset, true);
                 byte[] out = new byte[n];
                 System.arraycopy(data, (int) offset, out, 0, n);
                 return out;
@@ -55,7 +55,7 @@ public interface ByteSource {
             @Override public boolean whole() { return true; }
 
             @Override public byte[] read(long offset, int n) throws ImageHeader.HeaderException {
-                if (offset < 0 || n < 0 || offset + n > size) throw new ImageHeader.HeaderException("header truncated at byte " + offset, true);
+                if (offset < 0 || n < 0 || offset > size - n) throw new ImageHeader.HeaderException("header truncated at byte " + offset, true);
                 ByteBuffer buf = ByteBuffer.allocate(n);
                 try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
                     while (buf.hasRemaining()) {

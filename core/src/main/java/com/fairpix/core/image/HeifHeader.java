@@ -36,8 +36,11 @@ final class HeifHeader {
             } else if (size == 0) {
                 size = src.length() - at; // to the end of the file
             }
-            if (size < header) throw new ImageHeader.HeaderException(format.id() + ": box '" + type.strip() + "' at byte " + at + " has size " + size);
+            if (size < header || size > src.length() - at && src.whole()) {
+                throw new ImageHeader.HeaderException(format.id() + ": box '" + type.strip() + "' at byte " + at + " has size " + size + " (file: " + src.length() + " bytes)");
+            }
             if (type.equals("ftyp") && at == 0) {
+                if (size < 16) throw new ImageHeader.HeaderException(format.id() + ": ftyp box of " + size + " bytes");
                 byte[] ftyp = src.read(at, (int) Math.min(size, 64));
                 String major = new String(ftyp, 8, 4, StandardCharsets.US_ASCII);
                 sequence |= major.equals("avis") || major.equals("msf1") || major.equals("hevc") || major.equals("hevx");
@@ -47,6 +50,7 @@ final class HeifHeader {
                 if (size > MAX_META) throw new ImageHeader.HeaderException(format.id() + ": meta box of " + size + " bytes");
                 meta = src.read(at + header, (int) (size - header));
             }
+            if (size > src.length() - at) break; // a prefix: the rest of the file is not here
             at += size;
         }
         if (meta == null) throw new ImageHeader.HeaderException(format.id() + ": no meta box", !src.whole());
@@ -61,14 +65,15 @@ final class HeifHeader {
             long size = u32(meta, at);
             String type = new String(meta, at + 4, 4, StandardCharsets.US_ASCII);
             if (size < 8 || at + size > meta.length) break;
-            if (type.equals("pitm") && size >= 14) {
+            // First wins, as in libheif: a second pitm or ipco must not redirect the gate.
+            if (type.equals("pitm") && size >= 14 && primaryId < 0) {
                 primaryId = meta[at + 8] == 0 ? u16(meta, at + 12) : (size >= 16 ? u32(meta, at + 12) : -1);
             } else if (type.equals("iprp")) {
                 for (int c = at + 8; c + 8 <= at + size; ) {
                     long cs = u32(meta, c);
                     if (cs < 8 || c + cs > at + size) break;
                     String ct = new String(meta, c + 4, 4, StandardCharsets.US_ASCII);
-                    if (ct.equals("ipco")) ipco = java.util.Arrays.copyOfRange(meta, c + 8, (int) (c + cs));
+                    if (ct.equals("ipco") && ipco == null) ipco = java.util.Arrays.copyOfRange(meta, c + 8, (int) (c + cs));
                     if (ct.equals("ipma") && ipma == null) ipma = java.util.Arrays.copyOfRange(meta, c + 8, (int) (c + cs));
                     c += (int) cs;
                 }
@@ -88,7 +93,7 @@ final class HeifHeader {
             long size = u32(ipco, p);
             switch (type) {
                 case "ispe" -> {
-                    if (size >= 20) {
+                    if (size >= 20 && width == 0) {
                         width = u32(ipco, p + 12);
                         height = u32(ipco, p + 16);
                     }

@@ -9,7 +9,7 @@ package com.fairpix.core.image;
 final class TiffHeader {
     private TiffHeader() {}
 
-    private static final int WIDTH = 256, HEIGHT = 257, PHOTOMETRIC = 262, STRIP_OFFSETS = 273, ORIENTATION = 274,
+    private static final int WIDTH = 256, HEIGHT = 257, BITS = 258, TILE_WIDTH = 322, TILE_LENGTH = 323, PHOTOMETRIC = 262, STRIP_OFFSETS = 273, ORIENTATION = 274,
             SAMPLES = 277, STRIP_BYTES = 279, TILE_OFFSETS = 324, TILE_BYTES = 325, EXTRA_SAMPLES = 338;
     /** More entries than any real first IFD has; a crafted count would make us read megabytes. */
     private static final int MAX_ENTRIES = 4096;
@@ -29,10 +29,22 @@ final class TiffHeader {
         int orientation = 1, photometric = -1, samples = 1;
         boolean extraSamples = false;
         int offsetsAt = -1, bytesAt = -1;
+        long tileWidth = 0, tileLength = 0, bits = 0;
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
         for (int k = 0; k < count; k++) {
             int at = k * 12;
             int tag = u16(e, at, le);
+            // libtiff keeps the first of duplicate tags (tif_dirread.c); so must the gate, or a
+            // second ImageWidth of 1 would hide the first's 20000.
+            if (!seen.add(tag)) continue;
             switch (tag) {
+                case BITS -> {
+                    long n = u32(e, at + 4, le); // one per sample
+                    if (n < 1 || n > 16) throw new ImageHeader.HeaderException("tiff: BitsPerSample has " + n + " values");
+                    for (long b : values(src, e, at, (int) n, le)) bits = Math.max(bits, b);
+                }
+                case TILE_WIDTH -> tileWidth = scalar(e, at, le);
+                case TILE_LENGTH -> tileLength = scalar(e, at, le);
                 case WIDTH -> width = scalar(e, at, le);
                 case HEIGHT -> height = scalar(e, at, le);
                 case ORIENTATION -> {
@@ -41,7 +53,8 @@ final class TiffHeader {
                 }
                 case PHOTOMETRIC -> photometric = (int) scalar(e, at, le);
                 case SAMPLES -> samples = (int) scalar(e, at, le);
-                case EXTRA_SAMPLES -> extraSamples = u32(e, at + 4, le) > 0;
+                // 1 associated, 2 unassociated alpha; 0 is "unspecified", not alpha (TIFF 6.0 §18).
+                case EXTRA_SAMPLES -> extraSamples = u32(e, at + 4, le) == 1 && (scalar(e, at, le) == 1 || scalar(e, at, le) == 2);
                 case STRIP_OFFSETS, TILE_OFFSETS -> offsetsAt = at;
                 case STRIP_BYTES, TILE_BYTES -> bytesAt = at;
                 default -> { }
@@ -50,6 +63,12 @@ final class TiffHeader {
         if (width <= 0 || height <= 0 || width > Integer.MAX_VALUE || height > Integer.MAX_VALUE) {
             throw new ImageHeader.HeaderException("tiff: no usable ImageWidth/ImageLength (" + width + "x" + height + ")");
         }
+        // What the decoder allocates beyond width x height: a tile buffer, and wider samples than the
+        // memory estimate's 16 bits.
+        if (tileWidth * tileLength > Math.max(4 * width * height, 1L << 16)) {
+            throw new ImageHeader.HeaderException("tiff: tiles of " + tileWidth + "x" + tileLength + " for a " + width + "x" + height + " image");
+        }
+        if (bits > 16) throw new ImageHeader.HeaderException("tiff: " + bits + " bits per sample (at most 16 are read)");
         boolean more = u32(e, count * 12, le) != 0;
         boolean complete = checkEnd && (offsetsAt < 0 || bytesAt < 0 || reachesData(src, e, offsetsAt, bytesAt, le));
         // Alpha: an extra sample beside the colour ones (CMYK's fourth sample is ink, not alpha).

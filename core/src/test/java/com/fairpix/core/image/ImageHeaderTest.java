@@ -231,14 +231,13 @@ class ImageHeaderTest {
     @Test
     void tiffWhoseStripRunsPastTheEndIsIncomplete() throws Exception {
         byte[] tiff = TestTiff.rgb(40, 30, new int[40 * 30 * 3], 8, 1, 1);
-        // Move the directory to the front by rebuilding: instead cut pixels out of the middle, keeping the IFD at the end.
-        byte[] cut = new byte[tiff.length - 1000];
-        System.arraycopy(tiff, 0, cut, 0, 8 + 2600);
-        System.arraycopy(tiff, 8 + 3600, cut, 8 + 2600, tiff.length - 8 - 3600);
-        java.nio.ByteBuffer.wrap(cut).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(4, java.nio.ByteBuffer.wrap(tiff).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(4) - 1000);
-        // BitsPerSample's offset moved with the directory; the strip still claims 3600 bytes at offset 8.
-        ImageHeader h = ImageHeader.read(cut);
-        assertThat(h.complete()).isFalse();
+        assertThat(ImageHeader.read(tiff).complete()).isTrue();
+        // StripByteCounts (tag 279, LONG) claims 1000 bytes more than the file holds.
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(tiff).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int entry = -1;
+        for (int i = 8; i + 12 <= tiff.length; i++) if (b.getShort(i) == 279 && b.getShort(i + 2) == 4 && b.getInt(i + 4) == 1) entry = i;
+        b.putInt(entry + 8, b.getInt(entry + 8) + 1000);
+        assertThat(ImageHeader.read(tiff).complete()).isFalse();
     }
 
     @Test
@@ -280,6 +279,50 @@ class ImageHeaderTest {
         assertThat(ImageHeader.read(Corpus.bytes("pngsuite/basn6a08.png")).alpha()).as("RGBA").isTrue();
         assertThat(ImageHeader.read(Corpus.bytes("pngsuite/basn4a16.png")).alpha()).as("grey + alpha").isTrue();
         assertThat(ImageHeader.read(Corpus.bytes("pngsuite/basn2c16.png")).alpha()).as("RGB").isFalse();
+    }
+
+    /** A little-endian TIFF of one IFD at offset 8 whose entries are {tag, SHORT value}, in this order. */
+    private static byte[] tiffWith(int[]... entries) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + 2 + entries.length * 12 + 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.put((byte) 'I').put((byte) 'I').putShort((short) 42).putInt(8).putShort((short) entries.length);
+        for (int[] e : entries) b.putShort((short) e[0]).putShort((short) 3).putInt(1).putShort((short) e[1]).putShort((short) 0);
+        return b.putInt(0).array();
+    }
+
+    @Test
+    void tiffDuplicateTagsCountOnceAsLibtiffReadsThem() throws Exception {
+        // libtiff keeps the first ImageWidth: a second of 1 must not hide 20000 from the pixel gate.
+        ImageHeader h = ImageHeader.read(tiffWith(new int[] {256, 20000}, new int[] {256, 1}, new int[] {257, 20000}, new int[] {257, 1}));
+        assertThat(h.pixels()).isEqualTo(400_000_000L);
+    }
+
+    @Test
+    void tiffWithTilesFarLargerThanTheImageOrWideSamplesIsRefusedFromTheHeader() {
+        assertThatThrownBy(() -> ImageHeader.read(tiffWith(new int[] {256, 16}, new int[] {257, 16}, new int[] {322, 15360}, new int[] {323, 15360})))
+                .isInstanceOf(ImageHeader.HeaderException.class).hasMessageContaining("tiles");
+        assertThatThrownBy(() -> ImageHeader.read(tiffWith(new int[] {256, 16}, new int[] {257, 16}, new int[] {258, 64})))
+                .isInstanceOf(ImageHeader.HeaderException.class).hasMessageContaining("64 bits");
+    }
+
+    @Test
+    void tiffAlphaIsAnAssociatedOrUnassociatedExtraSampleOnly() throws Exception {
+        assertThat(ImageHeader.read(tiffWith(new int[] {256, 4}, new int[] {257, 4}, new int[] {262, 2}, new int[] {338, 0})).alpha()).as("unspecified").isFalse();
+        assertThat(ImageHeader.read(tiffWith(new int[] {256, 4}, new int[] {257, 4}, new int[] {262, 2}, new int[] {338, 2})).alpha()).as("unassociated").isTrue();
+    }
+
+    @Test
+    void heifBoxesThatLieAboutTheirSizeAreRefusedNotThrownOut() {
+        byte[] shortFtyp = new byte[32];
+        System.arraycopy(new byte[] {0, 0, 0, 8, 'f', 't', 'y', 'p', 'h', 'e', 'i', 'c', 0, 0, 0, 0, 'm', 'i', 'f', '1'}, 0, shortFtyp, 0, 20);
+        assertThat(ImageFormat.sniff(shortFtyp)).isEqualTo(ImageFormat.HEIC);
+        assertThatThrownBy(() -> ImageHeader.read(shortFtyp)).isInstanceOf(ImageHeader.HeaderException.class);
+
+        java.nio.ByteBuffer huge = java.nio.ByteBuffer.allocate(40);
+        huge.putInt(24).put("ftypheic".getBytes(StandardCharsets.US_ASCII)).putInt(0).put("mif1heic".getBytes(StandardCharsets.US_ASCII));
+        huge.putInt(1).put("free".getBytes(StandardCharsets.US_ASCII)).putLong(Long.MAX_VALUE - 27);
+        byte[] d = huge.array();
+        assertThatThrownBy(() -> ImageHeader.read(d)).isInstanceOf(ImageHeader.HeaderException.class);
+        assertThatThrownBy(() -> ImageHeader.readPrefix(d, ByteSource.of(d, true))).isInstanceOf(ImageHeader.HeaderException.class);
     }
 
     @Test

@@ -118,7 +118,7 @@ public final class Decode {
         ImageHeader header = plan.header();
         Mat raw = switch (header.format()) {
             case GIF -> GifDecode.decode(data, header);
-            case HEIC, AVIF -> LibHeif.decode(data, header.format() == ImageFormat.AVIF, MAX_HEIF_SIDE);
+            case HEIC, AVIF -> LibHeif.decode(data, header.format() == ImageFormat.AVIF, Math.max(header.width(), header.height()), header.pixels());
             default -> imdecode(data, plan);
         };
         boolean heif = header.format() == ImageFormat.HEIC || header.format() == ImageFormat.AVIF;
@@ -141,9 +141,6 @@ public final class Decode {
         if (upright != eight) eight.release();
         return new Decoded(upright, plan.reduction());
     }
-
-    /** libheif's own side limit: the largest side the pixel gate can let through at 100 MP is far below. */
-    static final int MAX_HEIF_SIDE = 65_535;
 
     private static Mat imdecode(byte[] data, DecodePlan plan) {
         Mat raw;

@@ -65,6 +65,8 @@ public final class LibHeif {
         HeifError.ByValue heif_context_get_primary_image_handle(Pointer ctx, PointerByReference handle);
         void heif_image_handle_release(Pointer handle);
         int heif_image_handle_has_alpha_channel(Pointer handle);
+        int heif_image_handle_get_width(Pointer handle);
+        int heif_image_handle_get_height(Pointer handle);
         Pointer heif_decoding_options_alloc();
         void heif_decoding_options_free(Pointer options);
         HeifError.ByValue heif_decode_image(Pointer handle, PointerByReference image, int colorspace, int chroma, Pointer options);
@@ -130,17 +132,31 @@ public final class LibHeif {
      *                              {@code undecodable} when libheif refuses the data
      */
     public static Mat decode(byte[] data, boolean av1, int maxSide) {
+        return decode(data, av1, maxSide, (long) maxSide * maxSide);
+    }
+
+    /**
+     * As {@link #decode(byte[], boolean, int)}, refusing before any pixel is decoded an image whose
+     * side passes {@code maxSide} (libheif's own limit, which also bounds a grid's output) or whose
+     * handle gives more than {@code maxPixels}: what the header gate saw is what may come out.
+     */
+    public static Mat decode(byte[] data, boolean av1, int maxSide, long maxPixels) {
         Api api = require(av1 ? SUPPORT.av1In() : SUPPORT.hevcIn(), av1 ? "AVIF (AV1) decoding" : "HEIC (HEVC) decoding");
         Memory mem = new Memory(data.length);
         mem.write(0, data, 0, data.length);
         Pointer ctx = api.heif_context_alloc();
         Pointer handle = null, image = null, options = null;
         try {
-            api.heif_context_set_maximum_image_size_limit(ctx, maxSide);
+            // libheif refuses a side equal to its limit ("4096x800 exceeds the maximum 4096x4096").
+            api.heif_context_set_maximum_image_size_limit(ctx, maxSide + 1);
             check(api.heif_context_read_from_memory_without_copy(ctx, mem, data.length, null), "read");
             PointerByReference h = new PointerByReference();
             check(api.heif_context_get_primary_image_handle(ctx, h), "primary image");
             handle = h.getValue();
+            long hw = api.heif_image_handle_get_width(handle), hh = api.heif_image_handle_get_height(handle);
+            if (hw * hh > maxPixels || Math.max(hw, hh) > maxSide) {
+                throw new JobFailure.Permanent("undecodable", "libheif would decode " + hw + "x" + hh + ", more than the header's " + maxPixels + " pixels");
+            }
             boolean alpha = api.heif_image_handle_has_alpha_channel(handle) != 0;
             options = api.heif_decoding_options_alloc();
             options.setByte(OPTION_CONVERT_HDR_TO_8BIT, (byte) 1);
@@ -149,7 +165,7 @@ public final class LibHeif {
             image = img.getValue();
             int w = api.heif_image_get_width(image, CHANNEL_INTERLEAVED), hgt = api.heif_image_get_height(image, CHANNEL_INTERLEAVED);
             int bits = api.heif_image_get_bits_per_pixel_range(image, CHANNEL_INTERLEAVED);
-            if (w <= 0 || hgt <= 0 || bits != 8) throw new JobFailure.Permanent("undecodable", "libheif returned a " + w + "x" + hgt + " image of " + bits + " bits");
+            if (w <= 0 || hgt <= 0 || (long) w * hgt > maxPixels || Math.max(w, hgt) > maxSide || bits != 8) throw new JobFailure.Permanent("undecodable", "libheif returned a " + w + "x" + hgt + " image of " + bits + " bits");
             IntByReference stride = new IntByReference();
             Pointer plane = api.heif_image_get_plane_readonly(image, CHANNEL_INTERLEAVED, stride);
             int channels = alpha ? 4 : 3;
