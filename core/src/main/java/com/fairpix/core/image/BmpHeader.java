@@ -10,21 +10,21 @@ final class BmpHeader {
     private BmpHeader() {}
 
     static ImageHeader read(byte[] d, boolean checkEnd) throws ImageHeader.HeaderException {
-        long dib = u32(d, 14);
+        long dib = ImageHeader.u32(d, 14, true);
         long width, height;
         int bpp;
         long compression = 0;
         if (dib == 12) {
             if (d.length < 26) throw new ImageHeader.HeaderException("bmp: header truncated", true);
-            width = u16(d, 18);
-            height = u16(d, 20);
-            bpp = u16(d, 24);
+            width = ImageHeader.u16(d, 18, true);
+            height = ImageHeader.u16(d, 20, true);
+            bpp = ImageHeader.u16(d, 24, true);
         } else {
             if (d.length < 34) throw new ImageHeader.HeaderException("bmp: header truncated", true);
-            width = (int) u32(d, 18);
-            height = Math.abs((long) (int) u32(d, 22));
-            bpp = u16(d, 28);
-            compression = u32(d, 30);
+            width = (int) ImageHeader.u32(d, 18, true);
+            height = Math.abs((long) (int) ImageHeader.u32(d, 22, true));
+            bpp = ImageHeader.u16(d, 28, true);
+            compression = ImageHeader.u32(d, 30, true);
         }
         if (width <= 0 || height <= 0 || width > Integer.MAX_VALUE || height > Integer.MAX_VALUE) {
             throw new ImageHeader.HeaderException("bmp: size " + width + "x" + height);
@@ -32,7 +32,7 @@ final class BmpHeader {
         if (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32) throw new ImageHeader.HeaderException("bmp: " + bpp + " bits per pixel");
         boolean complete = false;
         if (checkEnd) {
-            long offset = u32(d, 10);
+            long offset = ImageHeader.u32(d, 10, true);
             long stride = (width * bpp + 31) / 32 * 4;
             boolean uncompressed = compression == 0 || compression == 3 || compression == 6;
             complete = !uncompressed || offset + stride * height <= d.length;
@@ -40,11 +40,5 @@ final class BmpHeader {
         return new ImageHeader(ImageFormat.BMP, (int) width, (int) height, 1, false, complete, false, 1, false, false);
     }
 
-    private static int u16(byte[] d, int i) {
-        return (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8);
-    }
 
-    private static long u32(byte[] d, int i) {
-        return (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8) | ((d[i + 2] & 0xFF) << 16) | ((long) (d[i + 3] & 0xFF) << 24);
-    }
 }

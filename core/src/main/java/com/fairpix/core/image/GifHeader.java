@@ -16,7 +16,7 @@ final class GifHeader {
 
     static ImageHeader read(byte[] d, boolean whole) throws ImageHeader.HeaderException {
         if (d.length < 13) throw new ImageHeader.HeaderException("gif: logical screen descriptor truncated", true);
-        int screenW = u16(d, 6), screenH = u16(d, 8);
+        int screenW = ImageHeader.u16(d, 6, true), screenH = ImageHeader.u16(d, 8, true);
         int at = 13 + table(d[10]);
         int frames = 0;
         long maxW = screenW, maxH = screenH;
@@ -40,7 +40,7 @@ final class GifHeader {
                 }
                 case 0x2C -> {
                     if (at + 10 > d.length) break walk;
-                    int w = u16(d, at + 5), h = u16(d, at + 7);
+                    int w = ImageHeader.u16(d, at + 5, true), h = ImageHeader.u16(d, at + 7, true);
                     if (w == 0 || h == 0) throw new ImageHeader.HeaderException("gif: frame " + frames + " has size " + w + "x" + h);
                     maxW = Math.max(maxW, w);
                     maxH = Math.max(maxH, h);
@@ -78,7 +78,4 @@ final class GifHeader {
         return -1;
     }
 
-    private static int u16(byte[] d, int i) {
-        return (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8);
-    }
 }

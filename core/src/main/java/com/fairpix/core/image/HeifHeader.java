@@ -27,7 +27,7 @@ final class HeifHeader {
         long at = 0;
         for (int boxes = 0; at + 8 <= src.length() && boxes < MAX_TOP_BOXES; boxes++) {
             byte[] h = src.read(at, 8);
-            long size = u32(h, 0);
+            long size = ImageHeader.u32(h, 0, false);
             String type = new String(h, 4, 4, StandardCharsets.US_ASCII);
             int header = 8;
             if (size == 1) {
@@ -62,15 +62,15 @@ final class HeifHeader {
         long primaryId = -1;
         byte[] ipco = null, ipma = null;
         for (int at = 4; at + 8 <= meta.length; ) {
-            long size = u32(meta, at);
+            long size = ImageHeader.u32(meta, at, false);
             String type = new String(meta, at + 4, 4, StandardCharsets.US_ASCII);
             if (size < 8 || at + size > meta.length) break;
             // First wins, as in libheif: a second pitm or ipco must not redirect the gate.
             if (type.equals("pitm") && size >= 14 && primaryId < 0) {
-                primaryId = meta[at + 8] == 0 ? u16(meta, at + 12) : (size >= 16 ? u32(meta, at + 12) : -1);
+                primaryId = meta[at + 8] == 0 ? ImageHeader.u16(meta, at + 12, false) : (size >= 16 ? ImageHeader.u32(meta, at + 12, false) : -1);
             } else if (type.equals("iprp")) {
                 for (int c = at + 8; c + 8 <= at + size; ) {
-                    long cs = u32(meta, c);
+                    long cs = ImageHeader.u32(meta, c, false);
                     if (cs < 8 || c + cs > at + size) break;
                     String ct = new String(meta, c + 4, 4, StandardCharsets.US_ASCII);
                     if (ct.equals("ipco") && ipco == null) ipco = java.util.Arrays.copyOfRange(meta, c + 8, (int) (c + cs));
@@ -90,12 +90,12 @@ final class HeifHeader {
             int p = property(ipco, index);
             if (p < 0) continue;
             String type = new String(ipco, p + 4, 4, StandardCharsets.US_ASCII);
-            long size = u32(ipco, p);
+            long size = ImageHeader.u32(ipco, p, false);
             switch (type) {
                 case "ispe" -> {
                     if (size >= 20 && width == 0) {
-                        width = u32(ipco, p + 12);
-                        height = u32(ipco, p + 16);
+                        width = ImageHeader.u32(ipco, p + 12, false);
+                        height = ImageHeader.u32(ipco, p + 16, false);
                     }
                 }
                 case "irot" -> { if (size >= 9) orientation = Orientation.then(orientation, Orientation.ROTATE[ipco[p + 8] & 3]); }
@@ -116,18 +116,18 @@ final class HeifHeader {
         if (ipma.length < 8) return null;
         int version = ipma[0];
         boolean wide = (ipma[3] & 1) != 0;
-        long entries = u32(ipma, 4);
+        long entries = ImageHeader.u32(ipma, 4, false);
         int at = 8;
         for (long k = 0; k < entries; k++) {
             int idBytes = version < 1 ? 2 : 4;
             if (at + idBytes + 1 > ipma.length) return null;
-            long id = idBytes == 2 ? u16(ipma, at) : u32(ipma, at);
+            long id = idBytes == 2 ? ImageHeader.u16(ipma, at, false) : ImageHeader.u32(ipma, at, false);
             int n = ipma[at + idBytes] & 0xFF;
             at += idBytes + 1;
             int[] out = new int[n];
             for (int j = 0; j < n; j++) {
                 if (at + (wide ? 2 : 1) > ipma.length) return null;
-                out[j] = wide ? u16(ipma, at) & 0x7FFF : ipma[at] & 0x7F;
+                out[j] = wide ? ImageHeader.u16(ipma, at, false) & 0x7FFF : ipma[at] & 0x7F;
                 at += wide ? 2 : 1;
             }
             if (id == item) return out;
@@ -139,7 +139,7 @@ final class HeifHeader {
     private static int property(byte[] ipco, int index) {
         int at = 0;
         for (int i = 1; at + 8 <= ipco.length; i++) {
-            long size = u32(ipco, at);
+            long size = ImageHeader.u32(ipco, at, false);
             if (size < 8 || at + size > ipco.length) return -1;
             if (i == index) return at;
             at += (int) size;
@@ -147,15 +147,9 @@ final class HeifHeader {
         return -1;
     }
 
-    private static int u16(byte[] d, int i) {
-        return ((d[i] & 0xFF) << 8) | (d[i + 1] & 0xFF);
-    }
 
-    private static long u32(byte[] d, int i) {
-        return ((long) (d[i] & 0xFF) << 24) | ((d[i + 1] & 0xFF) << 16) | ((d[i + 2] & 0xFF) << 8) | (d[i + 3] & 0xFF);
-    }
 
     private static long u64(byte[] d, int i) {
-        return (u32(d, i) << 32) | u32(d, i + 4);
+        return (ImageHeader.u32(d, i, false) << 32) | ImageHeader.u32(d, i + 4, false);
     }
 }

@@ -313,7 +313,8 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         return ((d[i] & 0xFF) << 8) | (d[i + 1] & 0xFF);
     }
 
-    private static int u16(byte[] d, int i, boolean le) {
+    /** Unsigned 16-bit value at {@code i}, little- or big-endian; shared by the format parsers. */
+    static int u16(byte[] d, int i, boolean le) {
         return le ? (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8) : ((d[i] & 0xFF) << 8) | (d[i + 1] & 0xFF);
     }
 
@@ -325,7 +326,8 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         return (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8) | ((d[i + 2] & 0xFF) << 16);
     }
 
-    private static long u32(byte[] d, int i, boolean le) {
+    /** Unsigned 32-bit value at {@code i}, little- or big-endian; shared by the format parsers. */
+    static long u32(byte[] d, int i, boolean le) {
         long a = d[i] & 0xFF, b = d[i + 1] & 0xFF, c = d[i + 2] & 0xFF, e = d[i + 3] & 0xFF;
         return le ? a | (b << 8) | (c << 16) | (e << 24) : (a << 24) | (b << 16) | (c << 8) | e;
     }

@@ -20,9 +20,9 @@ final class TiffHeader {
     static ImageHeader read(ByteSource src, boolean checkEnd) throws ImageHeader.HeaderException {
         byte[] h = src.read(0, 8);
         boolean le = h[0] == 'I';
-        long ifd = u32(h, 4, le);
+        long ifd = ImageHeader.u32(h, 4, le);
         if (ifd < 8) throw new ImageHeader.HeaderException("tiff: first IFD offset " + ifd + " points into the header");
-        int count = u16(src.read(ifd, 2), 0, le);
+        int count = ImageHeader.u16(src.read(ifd, 2), 0, le);
         if (count == 0 || count > MAX_ENTRIES) throw new ImageHeader.HeaderException("tiff: first IFD has " + count + " entries");
         byte[] e = src.read(ifd + 2, count * 12 + 4);
         long width = 0, height = 0;
@@ -33,13 +33,13 @@ final class TiffHeader {
         java.util.Set<Integer> seen = new java.util.HashSet<>();
         for (int k = 0; k < count; k++) {
             int at = k * 12;
-            int tag = u16(e, at, le);
+            int tag = ImageHeader.u16(e, at, le);
             // libtiff keeps the first of duplicate tags (tif_dirread.c); so must the gate, or a
             // second ImageWidth of 1 would hide the first's 20000.
             if (!seen.add(tag)) continue;
             switch (tag) {
                 case BITS -> {
-                    long n = u32(e, at + 4, le); // one per sample
+                    long n = ImageHeader.u32(e, at + 4, le); // one per sample
                     if (n < 1 || n > 16) throw new ImageHeader.HeaderException("tiff: BitsPerSample has " + n + " values");
                     for (long b : values(src, e, at, (int) n, le)) bits = Math.max(bits, b);
                 }
@@ -54,7 +54,7 @@ final class TiffHeader {
                 case PHOTOMETRIC -> photometric = (int) scalar(e, at, le);
                 case SAMPLES -> samples = (int) scalar(e, at, le);
                 // 1 associated, 2 unassociated alpha; 0 is "unspecified", not alpha (TIFF 6.0 §18).
-                case EXTRA_SAMPLES -> extraSamples = u32(e, at + 4, le) == 1 && (scalar(e, at, le) == 1 || scalar(e, at, le) == 2);
+                case EXTRA_SAMPLES -> extraSamples = ImageHeader.u32(e, at + 4, le) == 1 && (scalar(e, at, le) == 1 || scalar(e, at, le) == 2);
                 case STRIP_OFFSETS, TILE_OFFSETS -> offsetsAt = at;
                 case STRIP_BYTES, TILE_BYTES -> bytesAt = at;
                 default -> { }
@@ -69,7 +69,7 @@ final class TiffHeader {
             throw new ImageHeader.HeaderException("tiff: tiles of " + tileWidth + "x" + tileLength + " for a " + width + "x" + height + " image");
         }
         if (bits > 16) throw new ImageHeader.HeaderException("tiff: " + bits + " bits per sample (at most 16 are read)");
-        boolean more = u32(e, count * 12, le) != 0;
+        boolean more = ImageHeader.u32(e, count * 12, le) != 0;
         boolean complete = checkEnd && (offsetsAt < 0 || bytesAt < 0 || reachesData(src, e, offsetsAt, bytesAt, le));
         // Alpha: an extra sample beside the colour ones (CMYK's fourth sample is ink, not alpha).
         boolean alpha = extraSamples && photometric != PHOTOMETRIC_CMYK;
@@ -79,9 +79,9 @@ final class TiffHeader {
 
     /** Whether every strip (or tile) lies inside the file: a cut-off TIFF decodes with holes otherwise. */
     private static boolean reachesData(ByteSource src, byte[] e, int offsetsAt, int bytesAt, boolean le) throws ImageHeader.HeaderException {
-        long n = u32(e, offsetsAt + 4, le);
+        long n = ImageHeader.u32(e, offsetsAt + 4, le);
         // Counts that disagree, none, or too many to check: a malformed directory the decoder judges.
-        if (n != u32(e, bytesAt + 4, le) || n == 0 || n > MAX_CHUNKS) return true;
+        if (n != ImageHeader.u32(e, bytesAt + 4, le) || n == 0 || n > MAX_CHUNKS) return true;
         long[] offsets = values(src, e, offsetsAt, (int) n, le);
         long[] bytes = values(src, e, bytesAt, (int) n, le);
         for (int i = 0; i < n; i++) {
@@ -92,30 +92,23 @@ final class TiffHeader {
 
     /** The SHORT or LONG array of an entry: inline when it fits in 4 bytes, else at its offset. */
     private static long[] values(ByteSource src, byte[] e, int at, int n, boolean le) throws ImageHeader.HeaderException {
-        int type = u16(e, at + 2, le);
+        int type = ImageHeader.u16(e, at + 2, le);
         int size = type == 3 ? 2 : 4;
-        byte[] v = (long) n * size <= 4 ? java.util.Arrays.copyOfRange(e, at + 8, at + 12) : src.read(u32(e, at + 8, le), n * size);
+        byte[] v = (long) n * size <= 4 ? java.util.Arrays.copyOfRange(e, at + 8, at + 12) : src.read(ImageHeader.u32(e, at + 8, le), n * size);
         long[] out = new long[n];
-        for (int i = 0; i < n; i++) out[i] = size == 2 ? u16(v, i * 2, le) : u32(v, i * 4, le);
+        for (int i = 0; i < n; i++) out[i] = size == 2 ? ImageHeader.u16(v, i * 2, le) : ImageHeader.u32(v, i * 4, le);
         return out;
     }
 
     /** The first value of a SHORT, LONG or BYTE entry (left-justified in the value field). */
     private static long scalar(byte[] e, int at, boolean le) {
-        return switch (u16(e, at + 2, le)) {
+        return switch (ImageHeader.u16(e, at + 2, le)) {
             case 1 -> e[at + 8] & 0xFF;
-            case 3 -> u16(e, at + 8, le);
-            case 4 -> u32(e, at + 8, le);
+            case 3 -> ImageHeader.u16(e, at + 8, le);
+            case 4 -> ImageHeader.u32(e, at + 8, le);
             default -> 0;
         };
     }
 
-    private static int u16(byte[] d, int i, boolean le) {
-        return le ? (d[i] & 0xFF) | ((d[i + 1] & 0xFF) << 8) : ((d[i] & 0xFF) << 8) | (d[i + 1] & 0xFF);
-    }
 
-    private static long u32(byte[] d, int i, boolean le) {
-        long a = d[i] & 0xFF, b = d[i + 1] & 0xFF, c = d[i + 2] & 0xFF, x = d[i + 3] & 0xFF;
-        return le ? a | (b << 8) | (c << 16) | (x << 24) : (a << 24) | (b << 16) | (c << 8) | x;
-    }
 }
