@@ -27,7 +27,9 @@ class JobSpecTest {
         assertThat(JobSpec.encodeOf(spec.variants().get("a")).contentType()).isEqualTo("image/avif");
         ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse(
                 "{\"variants\":{\"a\":[{\"op\":\"encode\",\"format\":\"jpeg\",\"speed\":3}],\"b\":[{\"op\":\"encode\",\"format\":\"avif\",\"speed\":0}]}}"));
-        assertThat(p.toString() + p.extensions()).contains("speed applies only to avif").contains("speed");
+        assertThat(p.extensions().get("errors").toString())
+                .contains("variants.a[0]: speed applies only to avif")
+                .contains("variants.b[0]: speed must be an integer 1–9");
     }
 
     @ParameterizedTest(name = "{0} -> {2}")
