@@ -55,12 +55,11 @@ import redis.clients.jedis.UnifiedJedis;
  * below the tenant's 25 MiB upload limit, so buffering the allowed body would show). Then A repeats
  * the refused attacks from two connections for 10 s, until its refusal budget answers 429 before the
  * body. Through it all tenant B keeps a steady load (two clients, a job each at a time) and its jobs
- * keep completing, with every node ready and no circuit breaker opened. B's submit → done p99 during
- * the attacks is printed against its p99 alone (before and after, over 240 jobs, so a p99 is not
- * just the slowest job) and asserted within 1.5× of it, where a baseline under 100 ms counts as
- * 100 ms ({@link #BASELINE_FLOOR_MS}): on this 2-core machine, where the attacker's client, the
- * farm and its servers share the cores, the honest 1.5× of B's 50-90 ms baseline holds in most runs,
- * not all (measured 1.28-1.51×). B is paused during the two 400 MB
+ * keep completing, with every node ready and no circuit breaker opened. B's submit → done p99 over
+ * its jobs that overlapped an attack is asserted within 1.5× of its p99 over the jobs that did not,
+ * taken in quiet windows interleaved with the attacks in the same run (before the first, after each,
+ * after the last), so that the machine's own drift and stalls fall on both sides alike; each side
+ * has hundreds of jobs, so a p99 is not just the slowest job. B is paused during the two 400 MB
  * uploads (they measure heap) and while a second node starts.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -85,23 +84,53 @@ class HostileTenantIT {
     /** B's load: this many clients, each submitting a job and awaiting it, then the next 20 ms later. */
     static final int B_CLIENTS = 2;
     /**
-     * B's jobs per quiet phase (before and after the attacks): more than 100 in each, so that a p99
-     * is not simply the slowest job (with 16 jobs it is, and one job's bad luck decides).
+     * B's jobs before any is counted: in a fresh JVM the ingest and worker answer slower until
+     * their code is compiled (measured: the p99 of B's first 120-job windows 115-152 ms, against
+     * 27-38 ms a few hundred jobs later), which would inflate the first quiet window.
      */
-    static final int B_SAMPLES = 120;
-    enum Phase { BEFORE, DURING, AFTER }
-    static volatile Phase bPhase = Phase.BEFORE;
-    static final Map<Phase, List<Long>> bMillis = Map.of(Phase.BEFORE, new CopyOnWriteArrayList<>(),
-            Phase.DURING, new CopyOnWriteArrayList<>(), Phase.AFTER, new CopyOnWriteArrayList<>());
-    /** Each of B's jobs during the attacks: "ms test" (to say which attack slowed it, if one did). */
-    static final List<String> duringLog = new CopyOnWriteArrayList<>();
-    static volatile String currentTest = "start";
+    static final int B_WARM_UP = 400;
+    /** B's jobs in each quiet window: before the first attack, after each attack test, after the last. */
+    static final int B_QUIET_BEFORE = 200;
+    static final int B_QUIET_BETWEEN = 20;
+    static final int B_QUIET_AFTER = 200;
+    /**
+     * A job of B's submitted within this long after an attack ended counts as attacked, not quiet
+     * (what an attack leaves behind, a compilation, a file's pages, falls on the attack's side).
+     */
+    static final long AFTERMATH_MS = 1_000;
+
+    /** One of B's jobs: submitted and done (epoch ms, from its record) and where its time went. */
+    record BJob(long created, long finished, String phases) {
+        long millis() {
+            return finished - created;
+        }
+
+        boolean overlaps(AttackWindow w) {
+            return created < w.end() + AFTERMATH_MS && finished > w.start();
+        }
+    }
+
+    /** When an attack test ran, epoch ms. */
+    record AttackWindow(long start, long end, String test) {}
+
+    /** Every job of B's, warm-up included, in the order they finished. */
+    static final List<BJob> bJobs = new CopyOnWriteArrayList<>();
+    static final List<AttackWindow> attackWindows = new CopyOnWriteArrayList<>();
+    /** B's jobs submitted before this (epoch ms) are its warm-up. */
+    static volatile long measuredFrom = Long.MAX_VALUE;
     static final AtomicBoolean bRunning = new AtomicBoolean(true);
     static final AtomicBoolean bPaused = new AtomicBoolean();
     /** B's clients between deciding to submit and having their answer. */
     static final java.util.concurrent.atomic.AtomicInteger bBusy = new java.util.concurrent.atomic.AtomicInteger();
     static final List<String> bFailures = new CopyOnWriteArrayList<>();
     static final List<Thread> bLoops = new CopyOnWriteArrayList<>();
+
+    /**
+     * A's HTTP client for the attack under way, made on the attacker's thread so that its selector
+     * thread runs at the attacker's priority (and B's requests do not queue behind A's in one
+     * client's selector, as they would on a client shared with B).
+     */
+    static volatile Farm.Client attacker;
 
     /** Marks the one test that is not an attack: it runs on the JUnit thread at normal priority. */
     @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
@@ -127,16 +156,22 @@ class HostileTenantIT {
             }
             warmCommonPool();
             java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
-            Thread attacker = Thread.ofPlatform().name("attacker-" + call.getExecutable().getName()).start(() -> {
+            String test = call.getExecutable().getName();
+            long start = System.currentTimeMillis();
+            Thread thread = Thread.ofPlatform().name("attacker-" + test).start(() -> {
                 com.fairpix.worker.consume.CpuPriority.lowerCurrentThread(ATTACKER_NICE);
                 try {
+                    attacker = new Farm.Client(ingest.port());
                     invocation.proceed();
                 } catch (Throwable e) {
                     failure.set(e);
                 }
             });
-            attacker.join();
+            thread.join();
+            long end = System.currentTimeMillis();
+            attackWindows.add(new AttackWindow(start, end, test));
             if (failure.get() != null) throw failure.get();
+            awaitQuietJobs(end + AFTERMATH_MS, B_QUIET_BETWEEN);
         }
     }
 
@@ -146,15 +181,6 @@ class HostileTenantIT {
     static ExecutorService attackerPool(int threads) {
         return Executors.newFixedThreadPool(threads, Thread.ofPlatform().daemon().name("attacker-pool-", 0).factory());
     }
-
-    /**
-     * B's baseline p99 counts as at least this, ms, in the bound on its p99 during the attacks: on
-     * two shared cores the honest 1.5× of a 50-90 ms baseline failed in one run of nine (see
-     * docs/hostile-tenants.md). This bound is not what catches a missing defence (without the
-     * refusal budget B's p99 was 146-169 ms, at or just over it): the budget and its hold are
-     * checked directly, by the count of 429s and by A's tokens after its 25 MiB refusal.
-     */
-    static final long BASELINE_FLOOR_MS = 100;
 
     /**
      * Starts every worker of the common fork-join pool from this (normal-priority) thread. The JDK's
@@ -179,6 +205,16 @@ class HostileTenantIT {
 
     @BeforeAll
     static void start() throws Exception {
+        // A rerun of a failed test (failsafe's rerunFailingTestsCount) starts the class again in this JVM.
+        bRunning.set(true);
+        bPaused.set(false);
+        bJobs.clear();
+        bLoops.clear();
+        bFailures.clear();
+        attackWindows.clear();
+        measuredFrom = Long.MAX_VALUE;
+        refused.set(0);
+        throttled.set(0);
         config = Farm.config();
         ingest = IngestApi.start(config);
         worker = Worker.start(config.with(Setting.WORKER_THREADS, "2").with(Setting.WORKER_PORT, "0"), 0);
@@ -195,17 +231,16 @@ class HostileTenantIT {
         // and take 3-6 times their baseline: fair sharing with a legitimate job, not an attack; the
         // flood of legitimate jobs is IsolationIT's.)
         raceA = Farm.smallJpeg(640, 480, 9);
-        // Warm up, then B's baseline: B's steady load on a quiet farm (the same load it keeps up
-        // through the attacks and after them).
-        for (int i = 0; i < 10; i++) runB();
+        // B's steady load from here to the end: warm-up first, then its first quiet window.
         for (int c = 0; c < B_CLIENTS; c++) {
             bLoops.add(Thread.ofPlatform().daemon().name("tenant-b-" + c).start(HostileTenantIT::tenantBLoop));
         }
-        awaitBSamples(Phase.BEFORE, B_SAMPLES);
-        bPhase = Phase.DURING;
+        awaitBJobs(j -> true, B_WARM_UP);
+        measuredFrom = System.currentTimeMillis();
+        awaitQuietJobs(measuredFrom, B_QUIET_BEFORE);
     }
 
-    /** One of B's clients: a job at a time, each job's submit → done booked under the phase it was submitted in. */
+    /** One of B's clients: a job at a time, each booked with its submit and done times. */
     static void tenantBLoop() {
         while (bRunning.get()) {
             try {
@@ -216,14 +251,9 @@ class HostileTenantIT {
                 bBusy.incrementAndGet();
                 try {
                     if (bPaused.get()) continue;
-                    Phase phase = bPhase;
-                    String test = currentTest;
                     JsonNode job = runBJob();
-                    long ms = submitToDone(job);
-                    bMillis.get(phase).add(ms);
-                    if (phase == Phase.DURING) {
-                        duringLog.add(String.format("%6d ms (%s) during %s", ms, phases(job), test.equals(currentTest) ? test : test + " / " + currentTest));
-                    }
+                    bJobs.add(new BJob(Instant.parse(job.get("createdAt").asText()).toEpochMilli(),
+                            Instant.parse(job.get("finishedAt").asText()).toEpochMilli(), phases(job)));
                 } finally {
                     bBusy.decrementAndGet();
                 }
@@ -236,16 +266,19 @@ class HostileTenantIT {
         }
     }
 
-    static void awaitBSamples(Phase phase, int n) throws InterruptedException {
+    /** Waits (at most 2 minutes) until {@code n} of B's jobs match {@code which}. */
+    static void awaitBJobs(java.util.function.Predicate<BJob> which, int n) throws InterruptedException {
         long deadline = System.nanoTime() + 120_000_000_000L;
-        while (bMillis.get(phase).size() < n && System.nanoTime() < deadline && bFailures.isEmpty()) Thread.sleep(50);
+        while (bJobs.stream().filter(which).count() < n && System.nanoTime() < deadline && bFailures.isEmpty()) Thread.sleep(50);
         assertThat(bFailures).isEmpty();
-        assertThat(bMillis.get(phase)).hasSizeGreaterThanOrEqualTo(n);
+        assertThat(bJobs.stream().filter(which).count()).as("B's jobs").isGreaterThanOrEqualTo(n);
     }
 
-    @org.junit.jupiter.api.BeforeEach
-    void name(org.junit.jupiter.api.TestInfo info) {
-        currentTest = info.getTestMethod().map(java.lang.reflect.Method::getName).orElse("?");
+    /** A quiet window: waits until {@code n} of B's jobs submitted from {@code from} (epoch ms) on are done. */
+    static void awaitQuietJobs(long from, int n) throws InterruptedException {
+        long wait = from - System.currentTimeMillis();
+        if (wait > 0) Thread.sleep(wait);
+        awaitBJobs(j -> j.created() >= from, n);
     }
 
     @AfterAll
@@ -261,15 +294,6 @@ class HostileTenantIT {
         bPaused.set(true);
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (bBusy.get() > 0 && System.nanoTime() < deadline) Thread.sleep(10);
-    }
-
-    /** One job of tenant B, submitted and awaited: its submit → done time from its record, ms. */
-    static long runB() throws Exception {
-        return submitToDone(runBJob());
-    }
-
-    static long submitToDone(JsonNode job) {
-        return Duration.between(Instant.parse(job.get("createdAt").asText()), Instant.parse(job.get("finishedAt").asText())).toMillis();
     }
 
     /** Where a job's submit → done went: accepted → queued (S3 put, record, Kafka ack), → started, → finished; ms. */
@@ -425,11 +449,13 @@ class HostileTenantIT {
     @Order(4)
     void aMultipartSpecPartOver64KiBIs413SpecTooLargeNot500() throws Exception {
         String spec = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":64}]},\"pad\":\"" + "x".repeat(300_000) + "\"}";
-        JsonNode p = assertProblem(413, "spec-too-large", client.submitMultipart(keyA, photoB, "a.jpg", spec));
+        JsonNode p = assertProblem(413, "spec-too-large", attacker.submitMultipart(keyA, photoB, "a.jpg", spec));
         assertThat(p.get("limit").asInt()).isEqualTo(65_536);
-        // the same spec in the query string: the request line is over Jetty's header limit, refused before any handler
-        HttpResponse<String> q = client.submitRaw(keyA, photoB, "image/jpeg", spec.substring(0, 70_000));
-        assertThat(q.statusCode()).as("Jetty's refusal of the request line: URI or header too long").isIn(414, 431);
+        // the same spec in the query string: the request line is over Jetty's header limit, refused before
+        // any handler (read while the request is still being sent: Jetty answers and closes mid-request)
+        RawHttp.Answer q = RawHttp.chunked(ingest.port(), jobsPath(spec.substring(0, 70_000)),
+                Map.of("Authorization", "Bearer " + keyA, "Content-Type", "image/jpeg"), photoB, 0, new byte[0]);
+        assertThat(q.status()).as("Jetty's refusal of the request line: URI or header too long").isIn(414, 431);
     }
 
     @Test
@@ -453,10 +479,10 @@ class HostileTenantIT {
                 if (allHeld) break;
             }
             long deadline = System.nanoTime() + 5_000_000_000L;
-            HttpResponse<String> ninth = client.submitRaw(keyA, photoB, "image/jpeg", THUMB);
+            HttpResponse<String> ninth = attacker.submitRaw(keyA, photoB, "image/jpeg", THUMB);
             while (ninth.statusCode() != 429 && System.nanoTime() < deadline) {
                 Thread.sleep(50); // the held uploads may not all have reached the handler yet
-                ninth = client.submitRaw(keyA, photoB, "image/jpeg", THUMB);
+                ninth = attacker.submitRaw(keyA, photoB, "image/jpeg", THUMB);
             }
             if (ninth.statusCode() != 429) {
                 // Say what became of the held uploads, if the server answered any of them.
@@ -485,7 +511,7 @@ class HostileTenantIT {
         int status;
         do {
             Thread.sleep(50);
-            status = client.submitRaw(keyA, photoB, "image/jpeg", THUMB).statusCode();
+            status = attacker.submitRaw(keyA, photoB, "image/jpeg", THUMB).statusCode();
         } while (status == 429 && System.nanoTime() < deadline);
         assertThat(status).isEqualTo(202);
     }
@@ -511,7 +537,7 @@ class HostileTenantIT {
     @Order(7)
     void aWatermarkOfAnotherTenantAndAnInvalidIdempotencyKeyAre400() throws Exception {
         String steal = "{\"variants\":{\"w\":[{\"op\":\"watermark\",\"key\":\"tenants/" + tenantB() + "/originals/x.jpg\"}]}}";
-        JsonNode p = assertProblem(400, "invalid-spec", client.submitMultipart(keyA, photoB, "a.jpg", steal));
+        JsonNode p = assertProblem(400, "invalid-spec", attacker.submitMultipart(keyA, photoB, "a.jpg", steal));
         assertThat(p.get("errors").toString()).contains("own prefix");
         assertProblem(400, "invalid-idempotency-key", submitWithKey(keyA, photoB, THUMB, "x".repeat(300)));
     }
@@ -537,12 +563,12 @@ class HostileTenantIT {
         byte[] png = onePixelPng();
         assertThat(png.length).isLessThan(100);
         String fill = "{\"variants\":{\"big\":[{\"op\":\"resize\",\"width\":16384,\"height\":16384,\"fit\":\"fill\"},{\"op\":\"encode\",\"format\":\"png\",\"compression\":0}]}}";
-        JsonNode p = assertProblem(400, "invalid-spec", client.submitRaw(keyA, png, "image/png", fill));
+        JsonNode p = assertProblem(400, "invalid-spec", attacker.submitRaw(keyA, png, "image/png", fill));
         assertThat(p.get("errors").toString()).contains("268435456 pixels");
         // Upscaling through contain is only known from the source's size: 422 at submit, before any work.
         String contain = "{\"variants\":{\"big\":[{\"op\":\"resize\",\"width\":16000,\"height\":16000},{\"op\":\"encode\",\"format\":\"png\",\"compression\":0}],"
                 + "\"ok\":[{\"op\":\"resize\",\"width\":64}]}}";
-        JsonNode q = assertProblem(422, "output-too-large", client.submitMultipart(keyA, png, "a.png", contain));
+        JsonNode q = assertProblem(422, "output-too-large", attacker.submitMultipart(keyA, png, "a.png", contain));
         assertThat(q.get("errors")).hasSize(1);
         assertThat(q.get("errors").get(0).asText()).startsWith("variants.big: makes an image of 256000000 pixels");
     }
@@ -557,7 +583,7 @@ class HostileTenantIT {
                 + "\"blurry\":[{\"op\":\"blur\",\"sigma\":1000}],"
                 + "\"marked\":[{\"op\":\"watermark\",\"key\":\"tenants/" + tenantA + "/" + "k".repeat(2000) + "\"}],"
                 + "\"forged\":[{\"op\":\"watermark\",\"key\":\"tenants/" + tenantA + "/a.png\\r\\nINFO forged \\u001b[31m\"}]}}";
-        JsonNode p = assertProblem(400, "invalid-spec", client.submitMultipart(keyA, photoB, "a.jpg", spec));
+        JsonNode p = assertProblem(400, "invalid-spec", attacker.submitMultipart(keyA, photoB, "a.jpg", spec));
         String errors = p.get("errors").toString();
         assertThat(p.get("errors").size()).isGreaterThanOrEqualTo(5);
         assertThat(errors).contains("at most 16 variants", "at most 16 operations", "sigma must be a number 0.3–50", "at most 512", "control characters");
@@ -721,18 +747,18 @@ class HostileTenantIT {
                 },
                 () -> {
                     String spec = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":64}]},\"pad\":\"" + "x".repeat(300_000) + "\"}";
-                    expect(413, "spec-too-large", client.submitMultipart(keyA, photoB, "a.jpg", spec));
+                    expect(413, "spec-too-large", attacker.submitMultipart(keyA, photoB, "a.jpg", spec));
                 },
                 () -> expect(400, "invalid-multipart", HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ingest.port() + "/v1/jobs"))
                         .header("Authorization", "Bearer " + keyA).header("Content-Type", "multipart/form-data")
                         .POST(HttpRequest.BodyPublishers.ofString("junk")).build(), HttpResponse.BodyHandlers.ofString())),
-                () -> expect(400, "invalid-spec", client.submitMultipart(keyA, photoB, "a.jpg",
+                () -> expect(400, "invalid-spec", attacker.submitMultipart(keyA, photoB, "a.jpg",
                         "{\"variants\":{\"w\":[{\"op\":\"watermark\",\"key\":\"tenants/" + tenantB() + "/originals/x.jpg\"}]}}")),
-                () -> expect(400, "invalid-spec", client.submitRaw(keyA, onePixelPng(), "image/png",
+                () -> expect(400, "invalid-spec", attacker.submitRaw(keyA, onePixelPng(), "image/png",
                         "{\"variants\":{\"big\":[{\"op\":\"resize\",\"width\":16384,\"height\":16384,\"fit\":\"fill\"},{\"op\":\"encode\",\"format\":\"png\",\"compression\":0}]}}")),
-                () -> expect(422, "output-too-large", client.submitMultipart(keyA, onePixelPng(), "a.png",
+                () -> expect(422, "output-too-large", attacker.submitMultipart(keyA, onePixelPng(), "a.png",
                         "{\"variants\":{\"big\":[{\"op\":\"resize\",\"width\":16000,\"height\":16000}]}}")),
-                () -> expect(400, "invalid-spec", client.submitMultipart(keyA, photoB, "a.jpg",
+                () -> expect(400, "invalid-spec", attacker.submitMultipart(keyA, photoB, "a.jpg",
                         "{\"variants\":{\"blurry\":[{\"op\":\"blur\",\"sigma\":1000}],\"marked\":[{\"op\":\"watermark\",\"key\":\"tenants/" + tenantA + "/" + "k".repeat(2000) + "\"}]}}")),
                 () -> expect(422, "idempotency-key-reused", submitWithKey(keyA, otherBytes, THUMB, reused)));
         long end = System.nanoTime() + SUSTAINED.toNanos();
@@ -761,12 +787,12 @@ class HostileTenantIT {
         // tokens each) is repaid at 10 tokens/s, and the answer says when to come back.
         String bad = "{\"variants\":{\"t\":[{\"op\":\"spin\"}]}}";
         long deadline = System.nanoTime() + 15_000_000_000L;
-        HttpResponse<String> back = client.submitMultipart(keyA, photoB, "a.jpg", bad);
+        HttpResponse<String> back = attacker.submitMultipart(keyA, photoB, "a.jpg", bad);
         while (back.statusCode() == 429 && System.nanoTime() < deadline) {
             long retryAfter = Long.parseLong(back.headers().firstValue("Retry-After").orElseThrow());
             assertThat(retryAfter).isBetween(1L, 11L);
             Thread.sleep(retryAfter * 1000);
-            back = client.submitMultipart(keyA, photoB, "a.jpg", bad);
+            back = attacker.submitMultipart(keyA, photoB, "a.jpg", bad);
         }
         assertProblem(400, "invalid-spec", back);
     }
@@ -803,25 +829,34 @@ class HostileTenantIT {
     @Order(100)
     @NotAnAttack
     void tenantBKeptItsServiceEveryNodeIsReadyAndNoBreakerOpened() throws Exception {
-        // B's baseline: alone on the farm before the attacks and again after them, so that a change
-        // in the machine's own load during the test (other processes) moves both sides.
-        bPhase = Phase.AFTER;
-        awaitBSamples(Phase.AFTER, B_SAMPLES);
+        // The last quiet window, then B stops; each job of B's counted (after its warm-up) is
+        // attacked if it overlapped an attack (or its aftermath), quiet if not.
+        awaitQuietJobs(attackWindows.stream().mapToLong(AttackWindow::end).max().orElse(0) + AFTERMATH_MS, B_QUIET_AFTER);
         bRunning.set(false);
         for (Thread t : bLoops) t.join(60_000);
         assertThat(bFailures).isEmpty();
-        List<Long> before = bMillis.get(Phase.BEFORE);
-        List<Long> after = bMillis.get(Phase.AFTER);
-        List<Long> during = bMillis.get(Phase.DURING);
-        List<Long> quiet = new ArrayList<>(before);
-        quiet.addAll(after);
-        long base = p99(quiet);
-        long duringP99 = p99(during);
-        System.out.printf("HostileTenantIT: tenant B submit→done p99 %d ms alone (%d ms before, %d ms after the attacks, %d jobs; p50 %d ms), %d ms during them (%d jobs; p50 %d ms): ratio %.2f%n",
-                base, p99(before), p99(after), quiet.size(), percentile(quiet, 0.5), duringP99, during.size(), percentile(during, 0.5), (double) duringP99 / base);
-        duringLog.stream().sorted(Collections.reverseOrder()).limit(8).forEach(l -> System.out.println("HostileTenantIT: slowest B jobs: " + l));
-        assertThat(during).hasSizeGreaterThanOrEqualTo(100);
-        assertThat(duringP99).isLessThanOrEqualTo((long) (1.5 * Math.max(base, BASELINE_FLOOR_MS)));
+        List<BJob> counted = bJobs.stream().filter(j -> j.created() >= measuredFrom).toList();
+        List<BJob> attacked = counted.stream().filter(j -> attackWindows.stream().anyMatch(j::overlaps)).toList();
+        List<BJob> quiet = counted.stream().filter(j -> !attacked.contains(j)).toList();
+        List<Long> attackedMillis = attacked.stream().map(BJob::millis).toList();
+        List<Long> quietMillis = quiet.stream().map(BJob::millis).toList();
+        long quietP99 = p99(quietMillis);
+        long attackedP99 = p99(attackedMillis);
+        System.out.printf("HostileTenantIT: tenant B submit→done (after %d warm-up jobs): quiet %d jobs, p50 %d / p90 %d / p99 %d ms;"
+                        + " during attacks %d jobs, p50 %d / p90 %d / p99 %d ms: p99 ratio %.2f%n",
+                bJobs.size() - counted.size(), quiet.size(), percentile(quietMillis, 0.5), percentile(quietMillis, 0.9), quietP99,
+                attacked.size(), percentile(attackedMillis, 0.5), percentile(attackedMillis, 0.9), attackedP99, (double) attackedP99 / quietP99);
+        attacked.stream().sorted(java.util.Comparator.comparingLong(BJob::millis).reversed()).limit(6).forEach(j -> System.out.printf(
+                "HostileTenantIT: slowest B jobs during attacks: %d ms (%s) during %s%n", j.millis(), j.phases(),
+                attackWindows.stream().filter(j::overlaps).map(AttackWindow::test).distinct().toList()));
+        quiet.stream().sorted(java.util.Comparator.comparingLong(BJob::millis).reversed()).limit(3).forEach(j -> System.out.printf(
+                "HostileTenantIT: slowest quiet B jobs: %d ms (%s)%n", j.millis(), j.phases()));
+        assertThat(attacked).as("B's jobs during the attacks").hasSizeGreaterThanOrEqualTo(150);
+        assertThat(quiet).as("B's jobs in the quiet windows").hasSizeGreaterThanOrEqualTo(B_QUIET_BEFORE + B_QUIET_AFTER);
+        assertThat(attackedP99).as("B's p99 during the attacks against its p99 in the quiet windows, ms").isLessThanOrEqualTo((long) (1.5 * quietP99));
+        // The body of the distribution too, not only its tail (measured with the budget: 1.03-1.16×).
+        assertThat(percentile(attackedMillis, 0.9)).as("B's p90 during the attacks against its p90 in the quiet windows, ms")
+                .isLessThanOrEqualTo((long) (1.5 * percentile(quietMillis, 0.9)));
         for (Dependency d : Dependency.values()) {
             CircuitBreaker cb = ingest.overload().breakers().get(d);
             assertThat(cb.getState()).as("ingest breaker " + d.id()).isEqualTo(CircuitBreaker.State.CLOSED);

@@ -33,10 +33,12 @@ final class RawHttp {
             OutputStream out = s.getOutputStream();
             StringBuilder head = new StringBuilder(requestLine).append("\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n");
             headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
-            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            // The answer is read from the start: a server may refuse the head itself (a request line
+            // over its limit) and close while it is still being written.
             CompletableFuture<Answer> answer = CompletableFuture.supplyAsync(() -> read(s));
             long sent = 0;
             try {
+                out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
                 if (prefix.length > 0) chunk(out, prefix, prefix.length);
                 byte[] buf = new byte[64 * 1024];
                 while (sent < zeros && !answer.isDone()) {
