@@ -6,7 +6,7 @@ import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.internal.WebhookDispatcher;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;

@@ -9,7 +9,7 @@ import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.internal.WebhookDispatcher;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -9,7 +9,7 @@ import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.internal.WebhookDispatcher;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.ServerSocket;
 import java.net.URI;

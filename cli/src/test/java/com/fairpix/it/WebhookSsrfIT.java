@@ -7,10 +7,10 @@ import com.fairpix.core.config.Setting;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.TenantStore;
-import com.fairpix.core.webhook.DeliveryStore;
-import com.fairpix.core.webhook.WebhookDelivery;
+import com.fairpix.webhooks.DeliveryStore;
+import com.fairpix.webhooks.WebhookDelivery;
 import com.fairpix.ingest.IngestApi;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.internal.WebhookDispatcher;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,7 +47,7 @@ class WebhookSsrfIT {
             WebhookDispatcher dispatcher = WebhookDispatcher.start(config, -1, host -> {
                 if (!host.equals("rebind.test")) throw new java.net.UnknownHostException(host);
                 return new InetAddress[] {lookups.incrementAndGet() % 2 == 1 ? publicAddress : loopback};
-            }, WebhookDispatcher.Options.fromConfig(config), Clock.systemUTC());
+            }, com.fairpix.webhooks.DispatcherConfig.from(config), Clock.systemUTC());
             try {
                 String jobId = JobIds.next();
                 Webhooks.publish(config, Webhooks.completion(tenant, jobId, true, null, 1));

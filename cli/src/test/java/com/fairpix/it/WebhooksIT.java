@@ -9,7 +9,7 @@ import com.fairpix.core.job.JobIds;
 import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.internal.WebhookDispatcher;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.standardwebhooks.Webhook;
 import java.io.PrintWriter;

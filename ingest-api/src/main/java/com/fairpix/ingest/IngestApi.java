@@ -82,6 +82,7 @@ public final class IngestApi implements AutoCloseable {
         // A guessable admin token is refused before anything is started.
         com.fairpix.core.http.AdminTokens.check(config);
         AdmissionConfig admissionConfig = AdmissionConfig.from(config);
+        com.fairpix.webhooks.DispatcherConfig webhooks = com.fairpix.webhooks.DispatcherConfig.from(config);
         UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
@@ -106,7 +107,7 @@ public final class IngestApi implements AutoCloseable {
         Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
-        com.fairpix.core.webhook.UrlGuard webhookGuard = com.fairpix.core.webhook.UrlGuard.fromConfig(config);
+        com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
@@ -140,8 +141,8 @@ public final class IngestApi implements AutoCloseable {
                         refusals,
                         specLimits.maxSpecBytes(), registry),
                 new AdminController(auth, tenants, jobs,
-                        new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
-                        webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),
+                        new com.fairpix.webhooks.DeliveryStore(redis, webhooks.retention()),
+                        webhookGuard, webhooks.secretOverlap(), clock),
                 new StatusController(auth, overload, capacity, pools));
         app.start(host, port);
         Javalin metricsApp = metricsAccess.start(registry, host);

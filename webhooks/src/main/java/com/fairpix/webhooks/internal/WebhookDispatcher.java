@@ -1,4 +1,4 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
@@ -15,12 +15,12 @@ import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
-import com.fairpix.core.webhook.DeliveryStore;
-import com.fairpix.core.webhook.RetrySchedule;
-import com.fairpix.core.webhook.UrlGuard;
-import com.fairpix.core.webhook.WebhookDelivery;
-import com.fairpix.core.webhook.WebhookSecrets;
-import com.fairpix.core.webhook.WebhookSignature;
+import com.fairpix.webhooks.DeliveryStore;
+import com.fairpix.webhooks.DispatcherConfig;
+import com.fairpix.webhooks.UrlGuard;
+import com.fairpix.webhooks.WebhookDelivery;
+import com.fairpix.webhooks.WebhookSecrets;
+import com.fairpix.webhooks.WebhookSignature;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.javalin.Javalin;
@@ -88,30 +88,6 @@ public final class WebhookDispatcher implements AutoCloseable {
     /** An endpoint with no attempt for this long is forgotten (its breaker starts closed again). */
     static final Duration ENDPOINT_IDLE = Duration.ofMinutes(10);
 
-    /**
-     * Tuning of one dispatcher.
-     *
-     * @param endpointConcurrency attempts in flight at once per tenant endpoint
-     * @param pollInterval        how often the due set is checked
-     * @param breakerOpen         how long an endpoint's open circuit breaker holds deliveries back
-     * @param tenantConcurrency   attempts in flight at once for one tenant, over all its endpoints
-     * @param maxInFlight         attempts in flight at once in this dispatcher
-     */
-    public record Options(RetrySchedule schedule, int endpointConcurrency, Duration pollInterval, Duration breakerOpen, Duration secretOverlap,
-                          int tenantConcurrency, int maxInFlight) {
-        public Options(RetrySchedule schedule, int endpointConcurrency, Duration pollInterval, Duration breakerOpen, Duration secretOverlap) {
-            this(schedule, endpointConcurrency, pollInterval, breakerOpen, secretOverlap, Math.max(endpointConcurrency, 16), 256);
-        }
-
-        public static Options fromConfig(FairpixConfig config) {
-            return new Options(RetrySchedule.parse(config.get(Setting.WEBHOOKS_RETRY_SCHEDULE)),
-                    config.integer(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY), Duration.ofMillis(200), Duration.ofSeconds(30),
-                    Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)),
-                    config.integer(Setting.WEBHOOKS_TENANT_CONCURRENCY), config.integer(Setting.WEBHOOKS_MAX_IN_FLIGHT));
-        }
-    }
-
-
     private final UnifiedJedis redis;
     private final DeliveryStore deliveries;
     private final TenantDirectory directory;
@@ -119,7 +95,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     private final JobStore jobs;
     private final UrlGuard guard;
     private final WebhookSender sender;
-    private final Options options;
+    private final DispatcherConfig options;
     private final Clock clock;
     private final PrometheusMeterRegistry registry;
     private final TenantTags tenantTags;
@@ -134,13 +110,13 @@ public final class WebhookDispatcher implements AutoCloseable {
     private Thread claimThread;
     private Javalin http;
 
-    private WebhookDispatcher(FairpixConfig config, UrlGuard.Resolver resolver, Options options, Clock clock) {
+    private WebhookDispatcher(FairpixConfig config, UrlGuard.Resolver resolver, DispatcherConfig options, Clock clock) {
         this.redis = Redis.connect(config.get(Setting.REDIS_URL));
-        this.deliveries = new DeliveryStore(redis, Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS)));
+        this.deliveries = new DeliveryStore(redis, options.retention());
         this.tenants = new TenantStore(redis);
         this.directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         this.jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
-        this.guard = new UrlGuard(config.bool(Setting.WEBHOOKS_ALLOW_HTTP), UrlGuard.parseAllowList(config.get(Setting.WEBHOOKS_ALLOW_LIST)), resolver);
+        this.guard = options.guard(resolver);
         // No per-route cap in the pool: one route (host:port) may serve several tenants' endpoints, and
         // EndpointLimits already caps each tenant endpoint; a per-route cap would let one tenant's slow
         // attempts hold the connections another tenant's endpoint on the same host needs.
@@ -176,11 +152,11 @@ public final class WebhookDispatcher implements AutoCloseable {
 
     /** Starts a dispatcher on the system resolver; {@code httpPort} negative runs it without /metrics. */
     public static WebhookDispatcher start(FairpixConfig config, int httpPort) {
-        return start(config, httpPort, UrlGuard.SYSTEM_DNS, Options.fromConfig(config), Clock.systemUTC());
+        return start(config, httpPort, UrlGuard.SYSTEM_DNS, DispatcherConfig.from(config), Clock.systemUTC());
     }
 
     /** Starts a dispatcher with a given resolver (tests stub DNS here) and options. */
-    public static WebhookDispatcher start(FairpixConfig config, int httpPort, UrlGuard.Resolver resolver, Options options, Clock clock) {
+    public static WebhookDispatcher start(FairpixConfig config, int httpPort, UrlGuard.Resolver resolver, DispatcherConfig options, Clock clock) {
         WebhookDispatcher d = new WebhookDispatcher(config, resolver, options, clock);
         d.consumer.subscribe(List.of(Topics.EVENTS));
         d.intakeThread = Thread.ofPlatform().daemon().name("fairpix-webhooks-intake").start(d::intakeLoop);

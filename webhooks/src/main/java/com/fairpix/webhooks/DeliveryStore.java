@@ -1,4 +1,4 @@
-package com.fairpix.core.webhook;
+package com.fairpix.webhooks;
 
 import com.fairpix.core.json.Json;
 import com.fairpix.core.redis.RedisKeys;

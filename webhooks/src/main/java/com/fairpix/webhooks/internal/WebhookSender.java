@@ -1,6 +1,6 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
-import com.fairpix.core.webhook.UrlGuard;
+import com.fairpix.webhooks.UrlGuard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

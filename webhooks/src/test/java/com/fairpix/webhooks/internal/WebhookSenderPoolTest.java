@@ -1,8 +1,8 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fairpix.core.webhook.UrlGuard;
+import com.fairpix.webhooks.UrlGuard;
 import com.sun.net.httpserver.HttpServer;
 import java.io.OutputStream;
 import java.net.InetAddress;
