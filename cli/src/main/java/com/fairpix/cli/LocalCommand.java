@@ -6,7 +6,7 @@ import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.webhooks.internal.WebhookDispatcher;
+import com.fairpix.webhooks.internal.DefaultWebhookDispatcher;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -34,7 +34,7 @@ final class LocalCommand implements Callable<Integer> {
         }
         FairpixConfig config = service.config(more);
         Worker worker = Worker.start(config, config.integer(Setting.WORKER_PORT));
-        WebhookDispatcher webhooks = WebhookDispatcher.start(config, config.integer(Setting.WEBHOOKS_PORT));
+        DefaultWebhookDispatcher webhooks = DefaultWebhookDispatcher.start(config, config.integer(Setting.WEBHOOKS_PORT));
         IngestApi api = IngestApi.start(config);
         Autoscaler autoscaler = withAutoscaler
                 ? AutoscalerService.start(config, com.fairpix.autoscaler.actuate.internal.LocalProcessActuator.jarOf(Fairpix.class), config.integer(Setting.AUTOSCALER_PORT))

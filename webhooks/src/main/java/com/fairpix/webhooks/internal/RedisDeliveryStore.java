@@ -1,7 +1,8 @@
-package com.fairpix.webhooks;
+package com.fairpix.webhooks.internal;
 
 import com.fairpix.core.json.Json;
 import com.fairpix.core.redis.RedisKeys;
+import com.fairpix.webhooks.WebhookDelivery;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import redis.clients.jedis.params.SetParams;
  * dead-letter index, and the farm-wide due set that makes retries durable: a retry is a score in
  * {@link RedisKeys#webhookDue()}, so it survives any dispatcher restart.
  */
-public final class DeliveryStore {
+public final class RedisDeliveryStore {
     /** Claims due members by pushing their score to a lease; returns them. KEYS[1]=due, ARGV: now ms, lease ms, max. */
     private static final String CLAIM = """
             local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
@@ -27,7 +28,7 @@ public final class DeliveryStore {
     private final Duration retention;
 
     /** @param retention how long a delivery record is kept after its last change */
-    public DeliveryStore(UnifiedJedis redis, Duration retention) {
+    public RedisDeliveryStore(UnifiedJedis redis, Duration retention) {
         this.redis = redis;
         this.retention = retention;
     }

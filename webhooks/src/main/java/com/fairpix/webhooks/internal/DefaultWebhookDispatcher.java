@@ -15,7 +15,6 @@ import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
-import com.fairpix.webhooks.DeliveryStore;
 import com.fairpix.webhooks.DispatcherConfig;
 import com.fairpix.webhooks.UrlGuard;
 import com.fairpix.webhooks.WebhookDelivery;
@@ -74,8 +73,8 @@ import redis.clients.jedis.UnifiedJedis;
  * tenant rotating hosts or ports cannot grow the heap; all attempts share one HTTP client
  * ({@link WebhookSender}) with a bounded connection pool.
  */
-public final class WebhookDispatcher implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(WebhookDispatcher.class);
+public final class DefaultWebhookDispatcher implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DefaultWebhookDispatcher.class);
     public static final String GROUP = "fairpix-webhooks";
     private static final com.fasterxml.jackson.databind.ObjectWriter PAYLOAD_WRITER =
             Json.mapper().writer().with(com.fasterxml.jackson.core.JsonGenerator.Feature.COMBINE_UNICODE_SURROGATES_IN_UTF8);
@@ -89,7 +88,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     static final Duration ENDPOINT_IDLE = Duration.ofMinutes(10);
 
     private final UnifiedJedis redis;
-    private final DeliveryStore deliveries;
+    private final RedisDeliveryStore deliveries;
     private final TenantDirectory directory;
     private final TenantStore tenants;
     private final JobStore jobs;
@@ -110,9 +109,9 @@ public final class WebhookDispatcher implements AutoCloseable {
     private Thread claimThread;
     private Javalin http;
 
-    private WebhookDispatcher(FairpixConfig config, UrlGuard.Resolver resolver, DispatcherConfig options, Clock clock) {
+    private DefaultWebhookDispatcher(FairpixConfig config, UrlGuard.Resolver resolver, DispatcherConfig options, Clock clock) {
         this.redis = Redis.connect(config.get(Setting.REDIS_URL));
-        this.deliveries = new DeliveryStore(redis, options.retention());
+        this.deliveries = new RedisDeliveryStore(redis, options.retention());
         this.tenants = new TenantStore(redis);
         this.directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         this.jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
@@ -151,13 +150,13 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
 
     /** Starts a dispatcher on the system resolver; {@code httpPort} negative runs it without /metrics. */
-    public static WebhookDispatcher start(FairpixConfig config, int httpPort) {
+    public static DefaultWebhookDispatcher start(FairpixConfig config, int httpPort) {
         return start(config, httpPort, UrlGuard.SYSTEM_DNS, DispatcherConfig.from(config), Clock.systemUTC());
     }
 
     /** Starts a dispatcher with a given resolver (tests stub DNS here) and options. */
-    public static WebhookDispatcher start(FairpixConfig config, int httpPort, UrlGuard.Resolver resolver, DispatcherConfig options, Clock clock) {
-        WebhookDispatcher d = new WebhookDispatcher(config, resolver, options, clock);
+    public static DefaultWebhookDispatcher start(FairpixConfig config, int httpPort, UrlGuard.Resolver resolver, DispatcherConfig options, Clock clock) {
+        DefaultWebhookDispatcher d = new DefaultWebhookDispatcher(config, resolver, options, clock);
         d.consumer.subscribe(List.of(Topics.EVENTS));
         d.intakeThread = Thread.ofPlatform().daemon().name("fairpix-webhooks-intake").start(d::intakeLoop);
         d.claimThread = Thread.ofPlatform().daemon().name("fairpix-webhooks-claim").start(d::claimLoop);
