@@ -141,7 +141,7 @@ public final class IngestApi implements AutoCloseable {
                         refusals,
                         specLimits.maxSpecBytes(), registry),
                 new AdminController(auth, tenants, jobs,
-                        new com.fairpix.webhooks.internal.RedisDeliveryStore(redis, webhooks.retention()),
+                        com.fairpix.webhooks.DeliveryStore.redis(redis, webhooks.retention()),
                         webhookGuard, webhooks.secretOverlap(), clock),
                 new StatusController(auth, overload, capacity, pools));
         app.start(host, port);

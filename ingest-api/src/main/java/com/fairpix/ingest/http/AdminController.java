@@ -12,7 +12,7 @@ import com.fairpix.ingest.auth.Authenticator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import com.fairpix.webhooks.internal.RedisDeliveryStore;
+import com.fairpix.webhooks.DeliveryStore;
 import com.fairpix.webhooks.UrlGuard;
 import com.fairpix.webhooks.WebhookDelivery;
 import com.fairpix.webhooks.WebhookSecrets;
@@ -34,7 +34,7 @@ public final class AdminController {
     private final Authenticator auth;
     private final TenantStore tenants;
     private final JobStore jobs;
-    private final RedisDeliveryStore deliveries;
+    private final DeliveryStore deliveries;
     private final UrlGuard webhookGuard;
     private final Duration secretOverlap;
     private final Clock clock;
@@ -43,7 +43,7 @@ public final class AdminController {
      * @param webhookGuard  checks webhook URLs at registration (the dispatcher checks again per attempt)
      * @param secretOverlap how long the previous webhook secret still signs after a rotation
      */
-    public AdminController(Authenticator auth, TenantStore tenants, JobStore jobs, RedisDeliveryStore deliveries, UrlGuard webhookGuard,
+    public AdminController(Authenticator auth, TenantStore tenants, JobStore jobs, DeliveryStore deliveries, UrlGuard webhookGuard,
                            Duration secretOverlap, Clock clock) {
         this.auth = auth;
         this.tenants = tenants;
