@@ -19,12 +19,15 @@ import com.fairpix.ingest.http.AdminController;
 import com.fairpix.ingest.http.JobController;
 import com.fairpix.ingest.http.Routes;
 import com.fairpix.ingest.http.StatusController;
+import com.fairpix.ingest.http.WebhooksController;
 import com.fairpix.ingest.overload.OverloadConfig;
 import com.fairpix.ingest.overload.OverloadGuard;
 import com.fairpix.core.resilience.BreakerSettings;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
 import com.fairpix.core.resilience.GuardedObjectStore;
+import com.fairpix.webhooks.DeliveryStore;
+import com.fairpix.webhooks.WebhookAdmin;
 import io.javalin.Javalin;
 import com.fairpix.core.job.SpecLimits;
 import com.fairpix.ingest.http.UploadReader;
@@ -108,6 +111,7 @@ public final class IngestApi implements AutoCloseable {
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
         com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
+        WebhookAdmin webhookAdmin = new WebhookAdmin(DeliveryStore.redis(redis, webhooks.retention()), tenants::update, webhookGuard, webhooks.secretOverlap(), clock);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
@@ -140,9 +144,8 @@ public final class IngestApi implements AutoCloseable {
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
                         refusals,
                         specLimits.maxSpecBytes(), registry),
-                new AdminController(auth, tenants, jobs,
-                        com.fairpix.webhooks.DeliveryStore.redis(redis, webhooks.retention()),
-                        webhookGuard, webhooks.secretOverlap(), clock),
+                new AdminController(auth, tenants, jobs, webhookAdmin),
+                new WebhooksController(auth, tenants, webhookAdmin),
                 new StatusController(auth, overload, capacity, pools));
         app.start(host, port);
         Javalin metricsApp = metricsAccess.start(registry, host);
