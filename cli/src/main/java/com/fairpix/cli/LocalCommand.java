@@ -6,7 +6,9 @@ import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.DispatcherConfig;
+import com.fairpix.webhooks.UrlGuard;
+import com.fairpix.webhooks.WebhooksService;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -33,8 +35,10 @@ final class LocalCommand implements Callable<Integer> {
             more.put(Setting.AUTOSCALER_ACTUATOR, "local");
         }
         FairpixConfig config = service.config(more);
+        // Checked before anything starts, so a bad webhook setting leaves no worker running.
+        DispatcherConfig webhooksConfig = DispatcherConfig.from(config);
         Worker worker = Worker.start(config, config.integer(Setting.WORKER_PORT));
-        WebhookDispatcher webhooks = WebhookDispatcher.start(config, config.integer(Setting.WEBHOOKS_PORT));
+        WebhooksService webhooks = WebhooksService.start(config, webhooksConfig, config.integer(Setting.WEBHOOKS_PORT), UrlGuard.SYSTEM_DNS);
         IngestApi api = IngestApi.start(config);
         Autoscaler autoscaler = withAutoscaler
                 ? AutoscalerService.start(config, com.fairpix.autoscaler.actuate.internal.LocalProcessActuator.jarOf(Fairpix.class), config.integer(Setting.AUTOSCALER_PORT))

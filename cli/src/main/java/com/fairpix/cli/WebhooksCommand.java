@@ -3,8 +3,8 @@ package com.fairpix.cli;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
-import com.fairpix.core.webhook.WebhookSignature;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.WebhookSignature;
+import com.fairpix.webhooks.WebhooksService;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import java.io.PrintWriter;
@@ -41,7 +41,7 @@ final class WebhooksCommand implements Callable<Integer> {
         Map<Setting, String> more = new EnumMap<>(Setting.class);
         if (port != null) more.put(Setting.WEBHOOKS_PORT, port.toString());
         FairpixConfig config = service.config(more);
-        WebhookDispatcher dispatcher = WebhookDispatcher.start(config, config.integer(Setting.WEBHOOKS_PORT));
+        WebhooksService dispatcher = WebhooksService.start(config, config.integer(Setting.WEBHOOKS_PORT));
         return Services.runUntilSignalled(() -> dispatcher.stop(Duration.ofSeconds(20)));
     }
 

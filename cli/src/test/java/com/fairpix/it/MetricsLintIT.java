@@ -9,7 +9,7 @@ import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.WebhooksService;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,7 +39,7 @@ class MetricsLintIT {
                 .with(Setting.AUTOSCALER_INTERVAL_SECONDS, "1");
         try (IngestApi ingest = IngestApi.start(config)) {
             Worker worker = Worker.start(config.with(Setting.WORKER_PORT, "0"), 0);
-            WebhookDispatcher webhooks = WebhookDispatcher.start(config, 0);
+            WebhooksService webhooks = WebhooksService.start(config, 0);
             Autoscaler autoscaler = AutoscalerService.start(config, Path.of(System.getProperty("fairpix.jar", "fairpix.jar")), 0);
             try {
                 Farm.Client client = new Farm.Client(ingest.port());

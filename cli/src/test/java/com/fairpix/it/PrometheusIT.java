@@ -9,7 +9,7 @@ import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.WebhooksService;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -59,7 +59,7 @@ class PrometheusIT {
         Process server = null;
         try (IngestApi ingest = IngestApi.start(config)) {
             Worker worker = Worker.start(config.with(Setting.WORKER_PORT, "0"), 0);
-            WebhookDispatcher webhooks = WebhookDispatcher.start(config, 0);
+            WebhooksService webhooks = WebhooksService.start(config, 0);
             Autoscaler autoscaler = AutoscalerService.start(config, Path.of(System.getProperty("fairpix.jar", "fairpix.jar")), 0);
             try {
                 // The shipped config with this farm's ports, and 1 s intervals so the test does not wait 15 s a step.

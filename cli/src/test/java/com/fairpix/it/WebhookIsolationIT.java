@@ -8,10 +8,10 @@ import com.fairpix.core.job.JobEvent;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.json.Json;
 import com.fairpix.core.redis.Redis;
-import com.fairpix.core.webhook.DeliveryStore;
+import com.fairpix.webhooks.DeliveryStore;
 import redis.clients.jedis.UnifiedJedis;
 import com.fairpix.ingest.IngestApi;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.WebhooksService;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +38,7 @@ class WebhookIsolationIT {
             client.createTenant(b, Map.of());
             client.send("PATCH", "/admin/v1/tenants/" + a, Json.write(Map.of("webhookUrl", receiver.url("/slow"))));
             client.send("PATCH", "/admin/v1/tenants/" + b, Json.write(Map.of("webhookUrl", receiver.url("/fast"))));
-            WebhookDispatcher dispatcher = WebhookDispatcher.start(config, -1);
+            WebhooksService dispatcher = WebhooksService.start(config, -1);
             try {
                 List<JobEvent> burst = new ArrayList<>();
                 for (int i = 0; i < 20; i++) burst.add(Webhooks.completion(a, JobIds.next(), true, null, 1));
@@ -47,7 +47,7 @@ class WebhookIsolationIT {
                 // Measured from the moment the dispatcher stored B's delivery (intake done) to its arrival:
                 // the part A's slow endpoint could delay. Kafka's own latency (a consumer-group
                 // reconciliation can take a 5 s heartbeat) is bounded separately by the 10 s wait.
-                DeliveryStore store = new DeliveryStore(redis, Duration.ofHours(1));
+                DeliveryStore store = DeliveryStore.redis(redis, Duration.ofHours(1));
                 List<Duration> latencies = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
                     JobEvent event = Webhooks.completion(b, JobIds.next(), true, null, 1);

@@ -7,12 +7,11 @@ import com.fairpix.core.config.Setting;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.TenantStore;
-import com.fairpix.core.webhook.DeliveryStore;
-import com.fairpix.core.webhook.WebhookDelivery;
+import com.fairpix.webhooks.DeliveryStore;
+import com.fairpix.webhooks.WebhookDelivery;
 import com.fairpix.ingest.IngestApi;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.WebhooksService;
 import java.net.InetAddress;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,14 +43,14 @@ class WebhookSsrfIT {
             String url = "http://rebind.test:" + receiver.port() + "/hook";
             new TenantStore(redis).update(tenant, t -> t.patched(com.fairpix.core.json.Json.mapper().createObjectNode().put("webhookUrl", url)));
 
-            WebhookDispatcher dispatcher = WebhookDispatcher.start(config, -1, host -> {
+            WebhooksService dispatcher = WebhooksService.start(config, com.fairpix.webhooks.DispatcherConfig.from(config), -1, host -> {
                 if (!host.equals("rebind.test")) throw new java.net.UnknownHostException(host);
                 return new InetAddress[] {lookups.incrementAndGet() % 2 == 1 ? publicAddress : loopback};
-            }, WebhookDispatcher.Options.fromConfig(config), Clock.systemUTC());
+            });
             try {
                 String jobId = JobIds.next();
                 Webhooks.publish(config, Webhooks.completion(tenant, jobId, true, null, 1));
-                DeliveryStore deliveries = new DeliveryStore(redis, Duration.ofHours(1));
+                DeliveryStore deliveries = DeliveryStore.redis(redis, Duration.ofHours(1));
                 String id = "evt_" + jobId + "_done";
                 Webhooks.await(() -> deliveries.get(tenant, id).map(d -> d.status() == WebhookDelivery.Status.DEAD).orElse(false),
                         Duration.ofSeconds(40), "the delivery to die after 3 attempts");

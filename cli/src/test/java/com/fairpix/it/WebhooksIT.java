@@ -9,7 +9,7 @@ import com.fairpix.core.job.JobIds;
 import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.notify.WebhookDispatcher;
+import com.fairpix.webhooks.WebhooksService;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.standardwebhooks.Webhook;
 import java.io.PrintWriter;
@@ -33,7 +33,7 @@ class WebhooksIT {
     static FairpixConfig config;
     static IngestApi ingest;
     static Worker worker;
-    static WebhookDispatcher dispatcher;
+    static WebhooksService dispatcher;
     static Receiver receiver;
     static Farm.Client client;
 
@@ -43,7 +43,7 @@ class WebhooksIT {
         receiver = new Receiver();
         ingest = IngestApi.start(config);
         worker = Worker.start(config, -1);
-        dispatcher = WebhookDispatcher.start(config, -1);
+        dispatcher = WebhooksService.start(config, -1);
         client = new Farm.Client(ingest.port());
     }
 
@@ -246,7 +246,7 @@ class WebhooksIT {
         assertThat(delivery(tenant, id).get("status").asText()).isEqualTo("PENDING");
         Thread.sleep(3000); // the retry falls due while no dispatcher runs
         assertThat(receiver.at("/restart")).hasSize(1);
-        dispatcher = WebhookDispatcher.start(config, -1);
+        dispatcher = WebhooksService.start(config, -1);
         Webhooks.await(() -> receiver.at("/restart").size() == 2, Duration.ofSeconds(15), "the retry after the restart");
         Receiver.Request r = receiver.at("/restart").get(1);
         assertThat(r.id()).isEqualTo(id);

@@ -19,12 +19,15 @@ import com.fairpix.ingest.http.AdminController;
 import com.fairpix.ingest.http.JobController;
 import com.fairpix.ingest.http.Routes;
 import com.fairpix.ingest.http.StatusController;
+import com.fairpix.ingest.http.WebhooksController;
 import com.fairpix.ingest.overload.OverloadConfig;
 import com.fairpix.ingest.overload.OverloadGuard;
 import com.fairpix.core.resilience.BreakerSettings;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
 import com.fairpix.core.resilience.GuardedObjectStore;
+import com.fairpix.webhooks.DeliveryStore;
+import com.fairpix.webhooks.WebhookAdmin;
 import io.javalin.Javalin;
 import com.fairpix.core.job.SpecLimits;
 import com.fairpix.ingest.http.UploadReader;
@@ -82,6 +85,7 @@ public final class IngestApi implements AutoCloseable {
         // A guessable admin token is refused before anything is started.
         com.fairpix.core.http.AdminTokens.check(config);
         AdmissionConfig admissionConfig = AdmissionConfig.from(config);
+        com.fairpix.webhooks.DispatcherConfig webhooks = com.fairpix.webhooks.DispatcherConfig.from(config);
         UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
@@ -106,7 +110,8 @@ public final class IngestApi implements AutoCloseable {
         Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
-        com.fairpix.core.webhook.UrlGuard webhookGuard = com.fairpix.core.webhook.UrlGuard.fromConfig(config);
+        com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
+        WebhookAdmin webhookAdmin = new WebhookAdmin(DeliveryStore.redis(redis, webhooks.retention()), tenants::update, webhookGuard, webhooks.secretOverlap(), clock);
 
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
@@ -139,9 +144,8 @@ public final class IngestApi implements AutoCloseable {
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
                         refusals,
                         specLimits.maxSpecBytes(), registry),
-                new AdminController(auth, tenants, jobs,
-                        new com.fairpix.core.webhook.DeliveryStore(redis, java.time.Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS))),
-                        webhookGuard, java.time.Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), clock),
+                new AdminController(auth, tenants, jobs, webhookAdmin),
+                new WebhooksController(auth, tenants, webhookAdmin),
                 new StatusController(auth, overload, capacity, pools));
         app.start(host, port);
         Javalin metricsApp = metricsAccess.start(registry, host);

@@ -115,23 +115,13 @@ public final class FairpixConfig {
         if (!scheduler.equals("fair") && !scheduler.equals("fifo")) throw new IllegalArgumentException(Setting.WORKER_SCHEDULER.env() + " must be fair or fifo, got " + scheduler);
         if (integer(Setting.WORKER_MAX_ATTEMPTS) < 1) throw new IllegalArgumentException(Setting.WORKER_MAX_ATTEMPTS.env() + " must be >= 1");
         if (longValue(Setting.JOB_RETENTION_SECONDS) <= 0) throw new IllegalArgumentException(Setting.JOB_RETENTION_SECONDS.env() + " must be > 0");
-        for (Setting s : List.of(Setting.WEBHOOKS_PORT, Setting.WEBHOOKS_ENDPOINT_CONCURRENCY)) integer(s);
-        if (integer(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY) < 1) throw new IllegalArgumentException(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY.env() + " must be >= 1");
-        for (Setting s : List.of(Setting.WEBHOOKS_TENANT_CONCURRENCY, Setting.WEBHOOKS_MAX_IN_FLIGHT, Setting.INGEST_MAX_UPLOADS_IN_FLIGHT,
-                Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT, Setting.ADMIN_TOKEN_MIN_LENGTH)) {
+        integer(Setting.WEBHOOKS_PORT);
+        // The other webhooks.* settings are checked by the webhooks module's DispatcherConfig, where they are parsed.
+        for (Setting s : List.of(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT, Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT, Setting.ADMIN_TOKEN_MIN_LENGTH)) {
             if (integer(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
         }
         com.fairpix.core.job.SpecLimits.from(this); // throws naming the spec.* setting
         com.fairpix.core.http.MetricsAccess.from(this);
-        if (longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS) < 0) throw new IllegalArgumentException(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS.env() + " must be >= 0");
-        String allowHttp = get(Setting.WEBHOOKS_ALLOW_HTTP).trim();
-        if (!allowHttp.equals("true") && !allowHttp.equals("false")) throw new IllegalArgumentException(Setting.WEBHOOKS_ALLOW_HTTP.env() + " must be true or false, got " + allowHttp);
-        try {
-            com.fairpix.core.webhook.RetrySchedule.parse(get(Setting.WEBHOOKS_RETRY_SCHEDULE));
-            com.fairpix.core.webhook.UrlGuard.parseAllowList(get(Setting.WEBHOOKS_ALLOW_LIST));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage() + " (" + Setting.WEBHOOKS_RETRY_SCHEDULE.env() + " / " + Setting.WEBHOOKS_ALLOW_LIST.env() + ")", e);
-        }
         if (integer(Setting.AUTOSCALER_INTERVAL_SECONDS) < 1) throw new IllegalArgumentException(Setting.AUTOSCALER_INTERVAL_SECONDS.env() + " must be >= 1");
         if (integer(Setting.AUTOSCALER_MAX_REPLICAS) < integer(Setting.AUTOSCALER_MIN_REPLICAS)) {
             throw new IllegalArgumentException(Setting.AUTOSCALER_MAX_REPLICAS.env() + " must be >= " + Setting.AUTOSCALER_MIN_REPLICAS.env());

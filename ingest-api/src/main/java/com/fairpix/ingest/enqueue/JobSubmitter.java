@@ -68,7 +68,7 @@ public final class JobSubmitter {
     private final AdmissionConfig admissionConfig;
     private final OverloadGuard overload;
     /** Checks a spec's webhookUrl at submission; null accepts none. */
-    private final com.fairpix.core.webhook.UrlGuard webhookGuard;
+    private final com.fairpix.webhooks.UrlGuard webhookGuard;
     /** Which partition of the job topic each job goes to. */
     private final com.fairpix.core.kafka.TenantPlacement placement;
 
@@ -80,7 +80,7 @@ public final class JobSubmitter {
      */
     public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
                         MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig,
-                        OverloadGuard overload, com.fairpix.core.webhook.UrlGuard webhookGuard,
+                        OverloadGuard overload, com.fairpix.webhooks.UrlGuard webhookGuard,
                         com.fairpix.core.kafka.TenantPlacement placement) {
         this.placement = placement;
         this.overload = overload;
@@ -137,7 +137,7 @@ public final class JobSubmitter {
             if (webhookGuard == null) throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl is not accepted by this node").with("errors", java.util.List.of("webhookUrl is not accepted"));
             try {
                 webhookGuard.check(spec.webhookUrl());
-            } catch (com.fairpix.core.webhook.UrlGuard.RefusedException e) {
+            } catch (com.fairpix.webhooks.UrlGuard.RefusedException e) {
                 throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl: " + e.getMessage()).with("errors", java.util.List.of("webhookUrl: " + e.getMessage()));
             }
         }

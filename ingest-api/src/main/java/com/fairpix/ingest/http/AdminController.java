@@ -9,17 +9,11 @@ import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.ingest.auth.Authenticator;
+import com.fairpix.webhooks.UrlGuard;
+import com.fairpix.webhooks.WebhookAdmin;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import com.fairpix.core.webhook.DeliveryStore;
-import com.fairpix.core.webhook.UrlGuard;
-import com.fairpix.core.webhook.WebhookDelivery;
-import com.fairpix.core.webhook.WebhookSecrets;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,30 +22,21 @@ import java.util.Set;
 
 /**
  * The admin API under /admin/v1, guarded by the admin token: tenants (create, list, get, patch,
- * suspend, activate, delete), their API keys (create, list, revoke) and any tenant's job.
+ * suspend, activate, delete), their API keys (create, list, revoke) and any tenant's job. The
+ * webhook routes are {@link WebhooksController}'s.
  */
 public final class AdminController {
     private final Authenticator auth;
     private final TenantStore tenants;
     private final JobStore jobs;
-    private final DeliveryStore deliveries;
-    private final UrlGuard webhookGuard;
-    private final Duration secretOverlap;
-    private final Clock clock;
+    private final WebhookAdmin webhooks;
 
-    /**
-     * @param webhookGuard  checks webhook URLs at registration (the dispatcher checks again per attempt)
-     * @param secretOverlap how long the previous webhook secret still signs after a rotation
-     */
-    public AdminController(Authenticator auth, TenantStore tenants, JobStore jobs, DeliveryStore deliveries, UrlGuard webhookGuard,
-                           Duration secretOverlap, Clock clock) {
+    /** @param webhooks checks webhook URLs at registration and makes tenants' signing secrets */
+    public AdminController(Authenticator auth, TenantStore tenants, JobStore jobs, WebhookAdmin webhooks) {
         this.auth = auth;
         this.tenants = tenants;
         this.jobs = jobs;
-        this.deliveries = deliveries;
-        this.webhookGuard = webhookGuard;
-        this.secretOverlap = secretOverlap;
-        this.clock = clock;
+        this.webhooks = webhooks;
     }
 
     /** POST /admin/v1/tenants {"id": "...", ...limits}: 201 with the tenant and its API key (shown once). */
@@ -71,7 +56,7 @@ public final class AdminController {
             Tenant defaults = Tenant.withDefaults(id);
             tenant = new Tenant(id, TenantState.CREATING, defaults.weight(), defaults.rate(), defaults.burst(), defaults.dailyQuota(),
                     defaults.maxConcurrentJobs(), defaults.maxUploadBytes(), defaults.maxPixels(), defaults.allowedFormats(),
-                    null, WebhookSecrets.generate(), defaults.pool(), 0).patched(limits);
+                    null, webhooks.newSecret(), defaults.pool(), 0).patched(limits);
         } catch (Tenant.InvalidTenantException e) {
             throw invalid(e.errors());
         }
@@ -111,13 +96,9 @@ public final class AdminController {
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
         checkWebhookUrl(patch);
         try {
-            Tenant updated = tenants.update(current.id(), t -> {
-                Tenant p = t.patched(patch);
-                // A tenant from before webhooks has no secret: make one as soon as it sets a URL.
-                return p.webhookUrl() != null && p.webhookSecret() == null ? p.withWebhookSecret(WebhookSecrets.generate()) : p;
-            }).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
-            // A new URL is a new endpoint: a 410 from the old one no longer applies.
-            if (!java.util.Objects.equals(current.webhookUrl(), updated.webhookUrl())) deliveries.enableAll(updated.id());
+            Tenant updated = tenants.update(current.id(), t -> webhooks.withSecretIfNeeded(t.patched(patch)))
+                    .orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
+            if (!java.util.Objects.equals(current.webhookUrl(), updated.webhookUrl())) webhooks.urlChanged(updated.id());
             ctx.json(view(updated));
         } catch (Tenant.InvalidTenantException e) {
             throw invalid(e.errors());
@@ -129,125 +110,10 @@ public final class AdminController {
         if (url == null || url.isNull()) return;
         if (!url.isTextual()) throw invalid(List.of("webhookUrl must be a URL string"));
         try {
-            webhookGuard.check(url.asText());
+            webhooks.checkUrl(url.asText());
         } catch (UrlGuard.RefusedException e) {
             throw invalid(List.of("webhookUrl: " + e.getMessage()));
         }
-    }
-
-    /**
-     * POST /admin/v1/tenants/{id}/webhook-secret: a new signing secret (shown in the answer); the
-     * previous one keeps signing beside it for the overlap ({@code FAIRPIX_WEBHOOKS_SECRET_OVERLAP_SECONDS}).
-     */
-    public void rotateWebhookSecret(Context ctx) {
-        auth.admin(ctx);
-        Tenant current = tenant(ctx.pathParam("id"));
-        if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
-        String fresh = WebhookSecrets.generate();
-        String[] previous = new String[1];
-        Tenant updated = tenants.update(current.id(), t -> {
-            previous[0] = t.webhookSecret();
-            return t.withWebhookSecret(fresh);
-        }).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
-        deliveries.keepPreviousSecret(updated.id(), previous[0], secretOverlap);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("tenant", updated.id());
-        out.put("webhookSecret", fresh);
-        if (previous[0] != null) out.put("previousSecretValidUntil", clock.instant().plus(secretOverlap));
-        ctx.json(out);
-    }
-
-    /** GET /admin/v1/tenants/{id}/webhooks?before=&limit=: the tenant's deliveries, newest first (no payloads). */
-    public void listDeliveries(Context ctx) {
-        auth.admin(ctx);
-        Tenant tenant = tenant(ctx.pathParam("id"));
-        int limit = Pagination.limit(ctx, 50, 1000);
-        Long before = null;
-        if (ctx.queryParam("before") != null) {
-            try {
-                before = Long.parseLong(ctx.queryParam("before"));
-            } catch (NumberFormatException e) {
-                throw ApiProblem.badRequest("invalid-cursor", "before must be the nextBefore of a previous page (epoch milliseconds).");
-            }
-        }
-        List<WebhookDelivery> page = deliveries.list(tenant.id(), before, limit);
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (WebhookDelivery d : page) rows.add(summary(d));
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("tenant", tenant.id());
-        out.put("deliveries", rows);
-        out.put("nextBefore", page.size() == limit ? page.get(page.size() - 1).createdAt().toEpochMilli() : null);
-        ctx.json(out);
-    }
-
-    /** GET /admin/v1/tenants/{id}/webhooks/{deliveryId}: the delivery, its payload and every attempt. */
-    public void getDelivery(Context ctx) {
-        auth.admin(ctx);
-        ctx.json(delivery(ctx));
-    }
-
-    /**
-     * POST /admin/v1/tenants/{id}/webhooks/{deliveryId}/redeliver: sends the event again, now, under
-     * the same {@code webhook-id} with a fresh timestamp and signature; a new retry series starts.
-     */
-    public void redeliver(Context ctx) {
-        auth.admin(ctx);
-        WebhookDelivery d = delivery(ctx);
-        ctx.status(202).json(summary(requeue(d)));
-    }
-
-    /** POST /admin/v1/tenants/{id}/webhooks/replay-failed?since=ISO-8601: redelivers every dead-lettered delivery since then. */
-    public void replayFailed(Context ctx) {
-        auth.admin(ctx);
-        Tenant tenant = tenant(ctx.pathParam("id"));
-        String sinceText = ctx.queryParam("since");
-        if (sinceText == null) throw ApiProblem.badRequest("invalid-since", "since is required: an ISO-8601 instant, e.g. 2026-01-31T00:00:00Z.");
-        Instant since;
-        try {
-            since = Instant.parse(sinceText);
-        } catch (java.time.format.DateTimeParseException e) {
-            throw ApiProblem.badRequest("invalid-since", "since must be an ISO-8601 instant, e.g. 2026-01-31T00:00:00Z; got '" + sinceText + "'.");
-        }
-        List<String> replayed = new ArrayList<>();
-        for (String id : deliveries.deadSince(tenant.id(), since)) {
-            deliveries.get(tenant.id(), id).ifPresent(d -> replayed.add(requeue(d).id()));
-        }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("tenant", tenant.id());
-        out.put("since", since);
-        out.put("replayed", replayed);
-        ctx.status(202).json(out);
-    }
-
-    private WebhookDelivery requeue(WebhookDelivery d) {
-        WebhookDelivery again = d.redeliver(clock.instant());
-        deliveries.save(again);
-        deliveries.clearDead(d.tenant(), d.id());
-        // An operator asking for a redelivery vouches for the endpoint again.
-        deliveries.enable(d.tenant(), d.url());
-        deliveries.schedule(d.tenant(), d.id(), again.nextAttemptAt());
-        return again;
-    }
-
-    private WebhookDelivery delivery(Context ctx) {
-        Tenant tenant = tenant(ctx.pathParam("id"));
-        String id = ctx.pathParam("deliveryId");
-        if (!id.matches("[A-Za-z0-9_-]{1,128}")) throw ApiProblem.notFound("No delivery " + id + ".");
-        return deliveries.get(tenant.id(), id).orElseThrow(() -> ApiProblem.notFound("Tenant '" + tenant.id() + "' has no delivery " + id + "."));
-    }
-
-    private static Map<String, Object> summary(WebhookDelivery d) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", d.id());
-        m.put("jobId", d.jobId());
-        m.put("eventType", d.eventType());
-        m.put("url", d.url());
-        m.put("status", d.status());
-        m.put("attempts", d.totalAttempts());
-        m.put("createdAt", d.createdAt());
-        if (d.nextAttemptAt() != null) m.put("nextAttemptAt", d.nextAttemptAt());
-        if (!d.attempts().isEmpty()) m.put("lastAttempt", d.attempts().get(d.attempts().size() - 1));
-        return m;
     }
 
     /** POST /admin/v1/tenants/{id}/suspend: ingest answers 403; queued jobs are held, not dropped. */
@@ -340,6 +206,11 @@ public final class AdminController {
     }
 
     private Tenant tenant(String id) {
+        return tenant(tenants, id);
+    }
+
+    /** The tenant named in a path; 404 when the id is malformed or unknown. */
+    static Tenant tenant(TenantStore tenants, String id) {
         if (id == null || !Tenant.ID.matcher(id).matches()) throw ApiProblem.notFound("No tenant " + id + ".");
         return tenants.get(id).orElseThrow(() -> ApiProblem.notFound("No tenant " + id + "."));
     }

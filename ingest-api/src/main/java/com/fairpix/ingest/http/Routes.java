@@ -6,7 +6,7 @@ import io.javalin.Javalin;
 public final class Routes {
     private Routes() {}
 
-    public static void register(Javalin app, JobController jobs, AdminController admin, StatusController status) {
+    public static void register(Javalin app, JobController jobs, AdminController admin, WebhooksController webhooks, StatusController status) {
         app.post("/v1/jobs", jobs::submit);
         app.get("/v1/jobs", jobs::list);
         app.get("/v1/jobs/{id}", jobs::get);
@@ -25,10 +25,10 @@ public final class Routes {
         app.delete("/admin/v1/tenants/{id}/keys/{keyId}", admin::revokeKey);
         app.get("/admin/v1/jobs/{id}", admin::getJob);
         app.get("/admin/v1/status", status::status);
-        app.post("/admin/v1/tenants/{id}/webhook-secret", admin::rotateWebhookSecret);
-        app.get("/admin/v1/tenants/{id}/webhooks", admin::listDeliveries);
-        app.post("/admin/v1/tenants/{id}/webhooks/replay-failed", admin::replayFailed);
-        app.get("/admin/v1/tenants/{id}/webhooks/{deliveryId}", admin::getDelivery);
-        app.post("/admin/v1/tenants/{id}/webhooks/{deliveryId}/redeliver", admin::redeliver);
+        app.post("/admin/v1/tenants/{id}/webhook-secret", webhooks::rotateSecret);
+        app.get("/admin/v1/tenants/{id}/webhooks", webhooks::list);
+        app.post("/admin/v1/tenants/{id}/webhooks/replay-failed", webhooks::replayFailed);
+        app.get("/admin/v1/tenants/{id}/webhooks/{deliveryId}", webhooks::get);
+        app.post("/admin/v1/tenants/{id}/webhooks/{deliveryId}/redeliver", webhooks::redeliver);
     }
 }

@@ -1,4 +1,4 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

@@ -1,4 +1,4 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package com.fairpix.core.webhook;
+package com.fairpix.webhooks;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -109,12 +109,6 @@ public final class UrlGuard {
         this.allowHttp = allowHttp;
         this.allow = List.copyOf(allow);
         this.resolver = resolver;
-    }
-
-    /** The guard as configured ({@code FAIRPIX_WEBHOOKS_ALLOW_HTTP}, {@code FAIRPIX_WEBHOOKS_ALLOW_LIST}), on the system resolver. */
-    public static UrlGuard fromConfig(com.fairpix.core.config.FairpixConfig config) {
-        return new UrlGuard(config.bool(com.fairpix.core.config.Setting.WEBHOOKS_ALLOW_HTTP),
-                parseAllowList(config.get(com.fairpix.core.config.Setting.WEBHOOKS_ALLOW_LIST)), SYSTEM_DNS);
     }
 
     /** Parses {@code 127.0.0.1/32,::1} (a bare address is a /32 or /128). */

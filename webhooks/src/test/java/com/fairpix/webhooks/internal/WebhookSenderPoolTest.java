@@ -1,13 +1,14 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fairpix.core.webhook.UrlGuard;
+import com.fairpix.webhooks.UrlGuard;
 import com.sun.net.httpserver.HttpServer;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +52,7 @@ class WebhookSenderPoolTest {
     void attemptsToOneEndpointReuseItsConnections() throws Exception {
         Set<String> peers = ConcurrentHashMap.newKeySet();
         HttpServer s = server(peers, false);
-        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), null, 8, 2)) {
+        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), null, 8, 2, Clock.systemUTC(), System::nanoTime)) {
             for (int i = 0; i < 40; i++) assertThat(sender.send(target(s), Map.of(), "{}".getBytes()).status()).isEqualTo(204);
             assertThat(peers).as("client ports seen by the server").hasSizeLessThanOrEqualTo(2);
             assertThat(sender.pooledConnections()).isLessThanOrEqualTo(2);
@@ -64,7 +65,7 @@ class WebhookSenderPoolTest {
     void rotatingPortsNeverPoolMoreThanTheLimit() throws Exception {
         List<HttpServer> servers = new ArrayList<>();
         Set<String> peers = ConcurrentHashMap.newKeySet();
-        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), null, 8, 2)) {
+        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), null, 8, 2, Clock.systemUTC(), System::nanoTime)) {
             for (int i = 0; i < 30; i++) {
                 HttpServer s = server(peers, false);
                 servers.add(s);
@@ -80,7 +81,7 @@ class WebhookSenderPoolTest {
     void anEndlessResponseIsCutAfter64KiB() throws Exception {
         Set<String> peers = ConcurrentHashMap.newKeySet();
         HttpServer s = server(peers, true);
-        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(10), null, 8, 2)) {
+        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(10), null, 8, 2, Clock.systemUTC(), System::nanoTime)) {
             long t0 = System.nanoTime();
             WebhookSender.Outcome o = sender.send(target(s), Map.of(), "{}".getBytes());
             assertThat(o.status()).isEqualTo(200);
@@ -95,7 +96,7 @@ class WebhookSenderPoolTest {
     void anAttemptWithoutCheckedAddressesConnectsNowhere() throws Exception {
         Set<String> peers = ConcurrentHashMap.newKeySet();
         HttpServer s = server(peers, false);
-        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), null, 8, 2)) {
+        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), null, 8, 2, Clock.systemUTC(), System::nanoTime)) {
             URI uri = URI.create("http://localhost:" + s.getAddress().getPort() + "/hook");
             WebhookSender.Outcome o = sender.send(new UrlGuard.Checked(uri, "localhost", uri.getPort(), List.of()), Map.of(), "{}".getBytes());
             assertThat(o.status()).isZero();

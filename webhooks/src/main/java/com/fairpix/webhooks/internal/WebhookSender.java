@@ -1,9 +1,10 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
-import com.fairpix.core.webhook.UrlGuard;
+import com.fairpix.webhooks.UrlGuard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
@@ -14,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
@@ -40,51 +42,40 @@ import org.apache.hc.core5.util.Timeout;
  * all, {@code perRoute} per host and port: the dispatcher sets it to the total, since one host may
  * serve several tenants' endpoints and those are capped by {@link EndpointLimits}); a pooled connection was opened to an address a check allowed,
  * lives at most {@link #CONNECTION_TTL} and idles at most {@link #CONNECTION_IDLE}.
+ *
+ * <p>Time comes in: {@code nanoTime} (monotonic) measures each attempt, {@code clock} turns a
+ * {@code Retry-After} HTTP-date into a wait.
  */
-public final class WebhookSender implements AutoCloseable {
+public final class WebhookSender implements Transport, AutoCloseable {
     public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration TOTAL_TIMEOUT = Duration.ofSeconds(15);
     public static final int MAX_RESPONSE_BYTES = 64 * 1024;
     static final Duration CONNECTION_TTL = Duration.ofSeconds(60);
     static final Duration CONNECTION_IDLE = Duration.ofSeconds(30);
 
-    /**
-     * What came back: the status (0 when none) or the error class, the response's Retry-After, and
-     * how long the attempt took.
-     */
-    public record Outcome(int status, String error, Duration retryAfter, Duration elapsed) {
-        public boolean succeeded() {
-            return status >= 200 && status < 300;
-        }
-    }
-
     /** The checked addresses of the attempt running on this thread (the classic client connects on the caller's thread). */
     private static final ThreadLocal<InetAddress[]> PINNED = new ThreadLocal<>();
 
     private final Duration totalTimeout;
+    private final Clock clock;
+    private final LongSupplier nanoTime;
     private final CloseableHttpClient client;
     private final PoolingHttpClientConnectionManager connections;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("fairpix-webhook-timeout").unstarted(r));
 
-    public WebhookSender() {
-        this(TOTAL_TIMEOUT, null);
-    }
-
     /**
-     * @param totalTimeout the whole attempt's deadline (15 s in production)
-     * @param tls          trust material for tests with their own CA; null for the JVM's default trust store
-     */
-    public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls) {
-        this(totalTimeout, tls, 256, 256);
-    }
-
-    /**
+     * @param totalTimeout   the whole attempt's deadline (15 s in production)
+     * @param tls            trust material for tests with their own CA; null for the JVM's default trust store
      * @param maxConnections pooled connections in all
      * @param perRoute       pooled connections per host and port
+     * @param clock          wall time, for {@code Retry-After} dates
+     * @param nanoTime       a monotonic nanosecond source, for each attempt's duration
      */
-    public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls, int maxConnections, int perRoute) {
+    public WebhookSender(Duration totalTimeout, javax.net.ssl.SSLContext tls, int maxConnections, int perRoute, Clock clock, LongSupplier nanoTime) {
         this.totalTimeout = totalTimeout;
+        this.clock = clock;
+        this.nanoTime = nanoTime;
         DnsResolver resolver = new DnsResolver() {
             @Override
             public InetAddress[] resolve(String host) throws java.net.UnknownHostException {
@@ -131,8 +122,9 @@ public final class WebhookSender implements AutoCloseable {
     }
 
     /** POSTs {@code body} with {@code headers} to the checked target. Never throws for network trouble. */
+    @Override
     public Outcome send(UrlGuard.Checked target, Map<String, String> headers, byte[] body) {
-        long start = System.nanoTime();
+        long start = nanoTime.getAsLong();
         AtomicBoolean timedOut = new AtomicBoolean();
         HttpPost post = new HttpPost(target.uri());
         headers.forEach(post::setHeader);
@@ -150,7 +142,7 @@ public final class WebhookSender implements AutoCloseable {
                 }
             }
             Header ra = response.getFirstHeader("Retry-After");
-            return new Outcome(response.getCode(), null, ra == null ? null : retryAfter(ra.getValue()), elapsed(start));
+            return new Outcome(response.getCode(), null, ra == null ? null : retryAfter(ra.getValue(), clock.instant()), elapsed(start));
         } catch (IOException | RuntimeException e) {
             String error = timedOut.get() || e instanceof java.net.SocketTimeoutException || e instanceof org.apache.hc.client5.http.ConnectTimeoutException
                     ? "timeout" : e.getClass().getSimpleName();
@@ -177,19 +169,19 @@ public final class WebhookSender implements AutoCloseable {
         return total < MAX_RESPONSE_BYTES || in.read() < 0;
     }
 
-    private static Duration elapsed(long startNanos) {
-        return Duration.ofNanos(System.nanoTime() - startNanos);
+    private Duration elapsed(long startNanos) {
+        return Duration.ofNanos(nanoTime.getAsLong() - startNanos);
     }
 
-    /** Parses {@code Retry-After}: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); null when unreadable. */
-    static Duration retryAfter(String value) {
+    /** Parses {@code Retry-After}: delta-seconds or an HTTP-date (RFC 9110 §10.2.3), as a wait from {@code now}; null when unreadable. */
+    static Duration retryAfter(String value, Instant now) {
         String v = value.trim();
         try {
             long s = Long.parseLong(v);
             return s < 0 ? null : Duration.ofSeconds(s);
         } catch (NumberFormatException e) {
             try {
-                Duration d = Duration.between(Instant.now(), ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+                Duration d = Duration.between(now, ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
                 return d.isNegative() ? Duration.ZERO : d;
             } catch (java.time.format.DateTimeParseException e2) {
                 return null;

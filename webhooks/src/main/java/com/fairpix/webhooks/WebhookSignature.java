@@ -1,4 +1,4 @@
-package com.fairpix.core.webhook;
+package com.fairpix.webhooks;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

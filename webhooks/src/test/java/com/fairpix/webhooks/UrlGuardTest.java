@@ -1,4 +1,4 @@
-package com.fairpix.core.webhook;
+package com.fairpix.webhooks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

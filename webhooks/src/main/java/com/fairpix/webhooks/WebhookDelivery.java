@@ -1,4 +1,4 @@
-package com.fairpix.core.webhook;
+package com.fairpix.webhooks;
 
 import java.time.Instant;
 import java.util.ArrayList;

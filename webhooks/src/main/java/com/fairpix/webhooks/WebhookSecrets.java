@@ -1,4 +1,4 @@
-package com.fairpix.core.webhook;
+package com.fairpix.webhooks;
 
 import java.security.SecureRandom;
 import java.util.Base64;

@@ -1,8 +1,8 @@
-package com.fairpix.worker.notify;
+package com.fairpix.webhooks.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fairpix.core.webhook.UrlGuard;
+import com.fairpix.webhooks.UrlGuard;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import java.io.FileInputStream;
@@ -12,6 +12,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -78,7 +79,7 @@ class WebhookSenderTlsTest {
 
     @Test
     void aPinnedAddressIsReachedWithTheHostNameVerifiedOverTls() throws Exception {
-        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), clientTls)) {
+        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), clientTls, 256, 256, Clock.systemUTC(), System::nanoTime)) {
             WebhookSender.Outcome o = sender.send(pinned("hooks.test"), Map.of("webhook-id", "evt_1"), "{}".getBytes());
             assertThat(o.status()).as(String.valueOf(o.error())).isEqualTo(204);
         }
@@ -87,7 +88,7 @@ class WebhookSenderTlsTest {
     @Test
     void aCertificateForAnotherNameIsRefusedEvenAtThePinnedAddress() throws Exception {
         int before = hits.get();
-        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), clientTls)) {
+        try (WebhookSender sender = new WebhookSender(Duration.ofSeconds(5), clientTls, 256, 256, Clock.systemUTC(), System::nanoTime)) {
             WebhookSender.Outcome o = sender.send(pinned("other.test"), Map.of(), "{}".getBytes());
             assertThat(o.status()).isZero();
             assertThat(o.error()).containsIgnoringCase("SSL");
@@ -97,8 +98,10 @@ class WebhookSenderTlsTest {
 
     @Test
     void retryAfterIsReadAsSecondsOrAnHttpDate() {
-        assertThat(WebhookSender.retryAfter("120")).isEqualTo(Duration.ofSeconds(120));
-        assertThat(WebhookSender.retryAfter("soon")).isNull();
-        assertThat(WebhookSender.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT")).isEqualTo(Duration.ZERO);
+        java.time.Instant now = java.time.Instant.parse("2026-01-31T12:00:00Z");
+        assertThat(WebhookSender.retryAfter("120", now)).isEqualTo(Duration.ofSeconds(120));
+        assertThat(WebhookSender.retryAfter("soon", now)).isNull();
+        assertThat(WebhookSender.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now)).isEqualTo(Duration.ZERO);
+        assertThat(WebhookSender.retryAfter("Sat, 31 Jan 2026 12:01:30 GMT", now)).as("a date is a wait from now").isEqualTo(Duration.ofSeconds(90));
     }
 }

@@ -1,0 +1,126 @@
+package com.fairpix.webhooks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The {@link DeliveryStore} contract in memory, for tests of what uses it (the Redis one is exercised by the webhook ITs). */
+public final class InMemoryDeliveryStore implements DeliveryStore {
+    private final Map<String, WebhookDelivery> records = new ConcurrentHashMap<>();
+    /** {@code tenant/id} → due time, epoch ms. */
+    public final Map<String, Long> due = new ConcurrentHashMap<>();
+    /** {@code tenant/id} → died at, epoch ms. */
+    public final Map<String, Long> dead = new ConcurrentHashMap<>();
+    private final Set<String> disabled = ConcurrentHashMap.newKeySet();
+    private final Map<String, String> previousSecrets = new ConcurrentHashMap<>();
+
+    private static String key(String tenant, String id) {
+        return tenant + "/" + id;
+    }
+
+    @Override
+    public synchronized boolean create(WebhookDelivery d) {
+        if (records.putIfAbsent(key(d.tenant(), d.id()), d) != null) return false;
+        schedule(d.tenant(), d.id(), d.nextAttemptAt());
+        return true;
+    }
+
+    @Override
+    public Optional<WebhookDelivery> get(String tenant, String id) {
+        return Optional.ofNullable(records.get(key(tenant, id)));
+    }
+
+    @Override
+    public void save(WebhookDelivery d) {
+        records.put(key(d.tenant(), d.id()), d);
+    }
+
+    @Override
+    public List<WebhookDelivery> list(String tenant, Long beforeMillis, int limit) {
+        return records.values().stream()
+                .filter(d -> d.tenant().equals(tenant) && (beforeMillis == null || d.createdAt().toEpochMilli() < beforeMillis))
+                .sorted(Comparator.comparing(WebhookDelivery::createdAt).reversed())
+                .limit(limit).toList();
+    }
+
+    @Override
+    public void schedule(String tenant, String id, Instant at) {
+        due.put(key(tenant, id), at.toEpochMilli());
+    }
+
+    @Override
+    public void unschedule(String tenant, String id) {
+        due.remove(key(tenant, id));
+    }
+
+    /** Adds a raw member to the due set (tests of malformed members). */
+    public void scheduleMember(String member, Instant at) {
+        due.put(member, at.toEpochMilli());
+    }
+
+    @Override
+    public synchronized List<String> claimDue(Instant now, Duration lease, int max) {
+        List<String> claimed = due.entrySet().stream().filter(e -> e.getValue() <= now.toEpochMilli())
+                .sorted(Map.Entry.comparingByValue()).limit(max).map(Map.Entry::getKey).toList();
+        for (String m : claimed) due.put(m, now.plus(lease).toEpochMilli());
+        return new ArrayList<>(claimed);
+    }
+
+    @Override
+    public long pending() {
+        return due.size();
+    }
+
+    @Override
+    public void markDead(String tenant, String id, Instant at) {
+        dead.put(key(tenant, id), at.toEpochMilli());
+    }
+
+    @Override
+    public void clearDead(String tenant, String id) {
+        dead.remove(key(tenant, id));
+    }
+
+    @Override
+    public List<String> deadSince(String tenant, Instant since) {
+        return dead.entrySet().stream().filter(e -> e.getKey().startsWith(tenant + "/") && e.getValue() >= since.toEpochMilli())
+                .sorted(Map.Entry.comparingByValue()).map(e -> e.getKey().substring(tenant.length() + 1)).toList();
+    }
+
+    @Override
+    public void disable(String tenant, String url) {
+        disabled.add(key(tenant, url));
+    }
+
+    @Override
+    public boolean isDisabled(String tenant, String url) {
+        return disabled.contains(key(tenant, url));
+    }
+
+    @Override
+    public void enable(String tenant, String url) {
+        disabled.remove(key(tenant, url));
+    }
+
+    @Override
+    public void enableAll(String tenant) {
+        disabled.removeIf(k -> k.startsWith(tenant + "/"));
+    }
+
+    @Override
+    public Optional<String> previousSecret(String tenant) {
+        return Optional.ofNullable(previousSecrets.get(tenant));
+    }
+
+    @Override
+    public void keepPreviousSecret(String tenant, String secret, Duration overlap) {
+        if (secret == null || overlap.isZero()) return;
+        previousSecrets.put(tenant, secret);
+    }
+}
