@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.ingest.admission.internal.RedisAdmission;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ class RedisAdmissionIT extends AdmissionContract {
     }
 
     @Override
-    protected Admission node(AdmissionConfig config, FarmShare share, MutableClock clock) {
+    protected Admission node(AdmissionConfig config, FarmShare share, ManualClock clock) {
         return new RedisAdmission(redis, config, share, clock::micros);
     }
 
@@ -169,7 +170,7 @@ class RedisAdmissionIT extends AdmissionContract {
      */
     @Test
     void theHashLayoutOfAnEarlierReleaseIsCarriedOverOnce() {
-        MutableClock c = new MutableClock(java.time.Instant.parse("2026-12-01T12:00:00Z"));
+        ManualClock c = new ManualClock(java.time.Instant.parse("2026-12-01T12:00:00Z"));
         RedisAdmission a = new RedisAdmission(redis, AdmissionConfig.defaults(), c::micros);
         Tenant t = tenant(id("upg"), 1000, 1000, 5, 1_000_000);
         long day = c.micros() / 86_400_000_000L;
