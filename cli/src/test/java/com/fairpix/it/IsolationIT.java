@@ -216,7 +216,7 @@ class IsolationIT {
 
     private static Decision autoscalerDecision(String tenant) throws Exception {
         redis.clients.jedis.UnifiedJedis redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL));
-        com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);
+        com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis, Clock.systemUTC());
         try (FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10)),
                 new IngestQpsReader(redis), 10, redis, new TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
                 t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0),

@@ -19,7 +19,7 @@ class MeteredAdmissionTest {
     void decisionsShowUpUnderTheirPrometheusNames() {
         ManualClock clock = new ManualClock(Instant.parse("2026-11-30T08:00:00Z"));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        com.fairpix.core.metrics.TenantTags tags = new com.fairpix.core.metrics.TenantTags(registry, 50);
+        com.fairpix.core.metrics.TenantTags tags = new com.fairpix.core.metrics.TenantTags(registry, 50, clock::nanoTime);
         AdmissionConfig farm = AdmissionConfig.defaults().withFarmCapacity(100, 4);
         Admission a = new MeteredAdmission(new LocalAdmission(farm, clock), registry, tags);
         Tenant t = AdmissionContract.tenant("metered", 10, 2);

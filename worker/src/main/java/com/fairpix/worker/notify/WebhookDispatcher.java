@@ -137,7 +137,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     private WebhookDispatcher(FairpixConfig config, UrlGuard.Resolver resolver, Options options, Clock clock) {
         this.redis = Redis.connect(config.get(Setting.REDIS_URL));
         this.deliveries = new DeliveryStore(redis, Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS)));
-        this.tenants = new TenantStore(redis);
+        this.tenants = new TenantStore(redis, clock);
         this.directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         this.jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         this.guard = new UrlGuard(config.bool(Setting.WEBHOOKS_ALLOW_HTTP), UrlGuard.parseAllowList(config.get(Setting.WEBHOOKS_ALLOW_LIST)), resolver);
@@ -148,7 +148,7 @@ public final class WebhookDispatcher implements AutoCloseable {
         this.options = options;
         this.clock = clock;
         this.registry = ServiceHttp.newRegistry();
-        this.tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
+        this.tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), com.fairpix.core.time.SystemTime.nanos());
         CircuitBreakerConfig breakerConfig = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(10)
