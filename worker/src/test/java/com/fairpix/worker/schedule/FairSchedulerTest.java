@@ -3,6 +3,7 @@ package com.fairpix.worker.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fairpix.core.ThreadStates;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -273,14 +274,15 @@ class FairSchedulerTest {
     void takeWakesUpWhenAJobArrives() throws Exception {
         FairScheduler<String> s = new FairScheduler<>(t -> 1.0);
 
-        CompletableFuture<FairScheduler.Item<String>> taken = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<FairScheduler.Item<String>> taken = new CompletableFuture<>();
+        Thread taker = Thread.ofPlatform().start(() -> {
             try {
-                return s.take(5, TimeUnit.SECONDS);
+                taken.complete(s.take(5, TimeUnit.SECONDS));
             } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
+                taken.completeExceptionally(e);
             }
         });
-        Thread.sleep(20);
+        ThreadStates.awaitTimedWaiting(taker); // the scheduler is empty: take waits
         long start = System.nanoTime();
         s.add(new FairScheduler.Item<>("a", 1.0, "job"));
 
