@@ -41,7 +41,7 @@ class FairSchedulerTest extends JobSchedulerContract {
             assertThat(actual).as("share of %s (weight %s): %.4f, expected %.4f", t, weights.get(t), actual, expected)
                     .isCloseTo(expected, org.assertj.core.data.Percentage.withPercentage(5));
         }
-        assertThat(jainsIndex(service, weights)).isGreaterThan(0.99);
+        assertThat(FairnessMeter.jain(weights.keySet().stream().map(t -> service.getOrDefault(t, 0.0) / weights.get(t)).toList())).isGreaterThan(0.99);
     }
 
     @Test
@@ -192,18 +192,6 @@ class FairSchedulerTest extends JobSchedulerContract {
         for (int i = 0; i < 800; i++) count.merge(s.poll().tenant(), 1, Integer::sum);
 
         assertThat((double) count.get("b") / count.get("a")).isCloseTo(3.0, org.assertj.core.data.Offset.offset(0.2));
-    }
-
-
-    /** Jain's fairness index over weight-normalised service: 1 when perfectly proportional. */
-    private static double jainsIndex(Map<String, Double> service, Map<String, Double> weights) {
-        double sum = 0, sumSq = 0;
-        for (String t : weights.keySet()) {
-            double x = service.getOrDefault(t, 0.0) / weights.get(t);
-            sum += x;
-            sumSq += x * x;
-        }
-        return sum * sum / (weights.size() * sumSq);
     }
 
     @Test
