@@ -6,6 +6,7 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.AccessTarget.CodeUnitAccessTarget;
 import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
@@ -17,8 +18,16 @@ import java.util.Set;
  * {@code com.fairpix.core.time.SystemTime}, so every decision taken by time can be driven by a
  * test's manual clock.
  */
-@AnalyzeClasses(packages = "com.fairpix", importOptions = ImportOption.DoNotIncludeTests.class)
+@AnalyzeClasses(packages = "com.fairpix", importOptions = {ImportOption.DoNotIncludeTests.class, TimeRulesTest.DoNotIncludeTestJars.class})
 class TimeRulesTest {
+    /** Leaves out a module's test-jar, which {@code mvn verify} puts on the classpath in place of its test-classes folder. */
+    static final class DoNotIncludeTestJars implements ImportOption {
+        @Override
+        public boolean includes(Location location) {
+            return !location.contains("-tests.jar");
+        }
+    }
+
     /** The {@code now()} factories of java.time that read the system clock unless handed a {@link Clock}. */
     private static final Set<String> DATE_TIME_TYPES = Set.of("java.time.Instant", "java.time.LocalDate",
             "java.time.LocalDateTime", "java.time.LocalTime", "java.time.ZonedDateTime", "java.time.OffsetDateTime",

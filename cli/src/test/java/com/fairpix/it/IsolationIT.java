@@ -10,6 +10,7 @@ import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.internal.FarmSignalSource;
 import com.fairpix.autoscaler.signal.internal.IngestQpsReader;
 import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
@@ -57,7 +58,7 @@ class IsolationIT {
     static void start() throws Exception {
         config = Farm.config().with(Setting.WORKER_POOL, "gpu");
         partitions = config.integer(Setting.JOB_PARTITIONS);
-        photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
+        photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
     }
 
     /**
