@@ -23,9 +23,4 @@ public final class SystemTime {
     public static LongSupplier nanos() {
         return System::nanoTime;
     }
-
-    /** The monotonic source now, nanoseconds: for durations that only go to logs and metrics. */
-    public static long nanoTime() {
-        return System.nanoTime();
-    }
 }
