@@ -41,6 +41,7 @@ public final class RedisAdmission implements Admission {
     private final FarmShare share;
     /** The node's clock for its pool leases, µs (only differences are used). */
     private final LongSupplier nodeMicros;
+    /** µs since the epoch passed to the scripts instead of Redis {@code TIME} ({@link #onTestClock}); null in production. */
     private final LongSupplier testClock;
     private final java.util.concurrent.ConcurrentHashMap<String, PoolLease> leases = new java.util.concurrent.ConcurrentHashMap<>();
 
