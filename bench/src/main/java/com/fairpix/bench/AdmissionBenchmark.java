@@ -87,7 +87,7 @@ public class AdmissionBenchmark {
             case "fairpix-local" -> ours = new LocalAdmission(AdmissionConfig.defaults(), Clock.systemUTC());
             case "fairpix-redis" -> {
                 redis = Redis.connect(url);
-                ours = new RedisAdmission(redis, AdmissionConfig.defaults());
+                ours = new RedisAdmission(redis, AdmissionConfig.defaults(), System::nanoTime);
             }
             case "fairpix-redis-borrow" -> {
                 // The production path: a pool capacity C (pinned at 1e6 tokens/s) and tenants
@@ -99,7 +99,7 @@ public class AdmissionBenchmark {
                     tenantRecords[i] = new Tenant("b" + run + "-" + i, TenantState.ACTIVE, 1, 1, 1_000_000, 1_000_000_000L,
                             1_000_000, 1 << 20, 50_000_000L, Tenant.FORMATS, null, null, "cpu", 1);
                 }
-                ours = new RedisAdmission(redis, AdmissionConfig.defaults().withFarmCapacity(1_000_000, 2));
+                ours = new RedisAdmission(redis, AdmissionConfig.defaults().withFarmCapacity(1_000_000, 2), System::nanoTime);
             }
             case "bucket4j-local" -> {
                 localBuckets = new Bucket[tenants];

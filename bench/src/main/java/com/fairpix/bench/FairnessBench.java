@@ -5,6 +5,7 @@ import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.ingest.IngestApi;
+import com.fairpix.worker.schedule.FairnessMeter;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -153,7 +154,7 @@ public final class FairnessBench {
                 windows.add(service);
                 List<Double> normalised = new ArrayList<>();
                 service.forEach((t, v) -> normalised.add(v / weights.get(t)));
-                jain.add(jainIndex(normalised));
+                jain.add(FairnessMeter.jain(normalised));
             }
             double throughput = done / (2.0 * windowSeconds);
 
@@ -336,15 +337,6 @@ public final class FairnessBench {
                 .sorted(java.util.Comparator.comparing((JsonNode j) -> Duration.between(Instant.parse(j.get("queuedAt").asText()), Instant.parse(j.get("startedAt").asText()))).reversed())
                 .limit(3).forEach(j -> System.err.printf("[bench] slow start: queued %s started %s%n", j.get("queuedAt").asText(), j.get("startedAt").asText()));
         return Waits.of(waits);
-    }
-
-    static double jainIndex(List<Double> xs) {
-        double sum = 0, squares = 0;
-        for (double x : xs) {
-            sum += x;
-            squares += x * x;
-        }
-        return squares == 0 ? Double.NaN : sum * sum / (xs.size() * squares);
     }
 
     String createTenant(String id, double weight) throws Exception {

@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
@@ -48,7 +49,7 @@ class AdmissionIT {
         two = IngestApi.start(config);
         clientOne = new Farm.Client(one.port());
         clientTwo = new Farm.Client(two.port());
-        png = Files.readAllBytes(Farm.corpus("pngsuite/basn6a08.png")); // 32×32: costs 1 token per variant with SPEC
+        png = Files.readAllBytes(Corpus.required("pngsuite/basn6a08.png")); // 32×32: costs 1 token per variant with SPEC
     }
 
     @AfterAll

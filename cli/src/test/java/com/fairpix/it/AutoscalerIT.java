@@ -7,6 +7,7 @@ import com.fairpix.autoscaler.AutoscalerService;
 import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.Reason;
 import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
@@ -101,7 +102,7 @@ class AutoscalerIT {
                 floodTenants.add(id);
             }
         }
-        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
         String spec = Farm.SPEC.replaceFirst("^\\{", "{\"pool\":\"gpu\",");
 
         long floodStart = System.nanoTime();

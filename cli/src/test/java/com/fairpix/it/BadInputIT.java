@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
@@ -21,7 +22,7 @@ class BadInputIT {
     @BeforeAll
     static void start() throws Exception {
         key = farm.client().createTenant(Farm.tenantId("it-bad"), Map.of());
-        photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/ocelot.jpg"));
+        photo = Files.readAllBytes(Corpus.required("cameratrap-photos/ocelot.jpg"));
     }
 
     @Test
@@ -51,9 +52,9 @@ class BadInputIT {
 
     @Test
     void anAnimatedGifIs422AndJpeg2000Is415() throws Exception {
-        byte[] gif = Files.readAllBytes(Farm.corpus("sharp-fixtures/rotating-squares.gif"));
+        byte[] gif = Files.readAllBytes(Corpus.required("sharp-fixtures/rotating-squares.gif"));
         assertProblem(farm.client().submitRaw(key, gif, "image/gif", Farm.SPEC), 422, "animated");
-        byte[] jp2 = Files.readAllBytes(Farm.corpus("sharp-fixtures/relax.jp2"));
+        byte[] jp2 = Files.readAllBytes(Corpus.required("sharp-fixtures/relax.jp2"));
         assertProblem(farm.client().submitRaw(key, jp2, "image/jp2", Farm.SPEC), 415, "unsupported-media-type");
     }
 

@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
@@ -32,7 +33,7 @@ class BrokerRestartIT {
     @Test
     void aBrokerRestartUnderLoadLosesNoAcceptedJobAndDoesNoneTwice() throws Exception {
         FairpixConfig config = Farm.config().with(Setting.WORKER_POOL, "gpu").with(Setting.TENANT_PARTITION_RATE, "0");
-        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
         List<String> noisyJobs = Collections.synchronizedList(new ArrayList<>());
         List<String> quietJobs = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger refused = new AtomicInteger();

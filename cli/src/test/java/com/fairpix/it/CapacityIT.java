@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
@@ -39,7 +40,7 @@ class CapacityIT {
         // As shipped: capacity measured (and shown as what guarantees are scaled to).
         FairpixConfig config = Farm.shippedDefaults();
         // The photo's cost with default settings: 2048x1536 = 3.1 MP, one variant: 3.15 tokens.
-        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
         double cost = 2048.0 * 1536 / 1e6;
         // Replicas of earlier tests that were killed, not stopped, count for up to 30 s: start from none.
         try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * What the integration tests share: the script-started stack's addresses (from the FAIRPIX_*
- * environment that {@code scripts/test} sets), a small HTTP client, and the corpus.
+ * environment that {@code scripts/test} sets) and a small HTTP client.
  */
 final class Farm {
     static final String ADMIN_TOKEN = "it-admin-" + UUID.randomUUID();
@@ -107,14 +107,6 @@ final class Farm {
         Assertions.assertEquals(200, r.statusCode(), r.body());
         OpenApiContract.of("ingest").check("GET", "/admin/v1/status", r.statusCode(), r.headers().firstValue("Content-Type").orElse(null), r.body());
         return Json.mapper().readTree(r.body());
-    }
-
-    /** The shared corpus beside the repository. */
-    static Path corpus(String relative) {
-        Path base = Path.of(System.getProperty("fairpix.corpus", "../../shared/corpus"));
-        Path p = base.resolve(relative);
-        Assertions.assertTrue(Files.exists(p), "corpus file missing: " + p.toAbsolutePath());
-        return p;
     }
 
     /** A unique tenant id for one test. */

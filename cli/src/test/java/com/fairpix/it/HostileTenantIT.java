@@ -20,6 +20,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -629,7 +630,7 @@ class HostileTenantIT {
     void aDuplicateWhileTheFirstIsInFlightIs409() throws Exception {
         // A claim whose job record is not written yet, as the first request leaves it while it is being accepted.
         String key = "idem-" + UUID.randomUUID();
-        redis.setex(RedisKeys.idempotency(tenantA, key), 60, com.fairpix.core.job.JobIds.next());
+        redis.setex(RedisKeys.idempotency(tenantA, key), 60, com.fairpix.core.job.JobIds.next(Clock.systemUTC()));
         JsonNode p = assertProblem(409, "idempotency-in-flight", submitWithKey(keyA, photoB, THUMB, key));
         assertThat(p.get("detail").asText()).contains("still being processed");
 

@@ -10,6 +10,7 @@ import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.internal.FarmSignalSource;
 import com.fairpix.autoscaler.signal.internal.IngestQpsReader;
 import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
@@ -57,7 +58,7 @@ class IsolationIT {
     static void start() throws Exception {
         config = Farm.config().with(Setting.WORKER_POOL, "gpu");
         partitions = config.integer(Setting.JOB_PARTITIONS);
-        photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/american_black_bear.jpg"));
+        photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
     }
 
     /**
@@ -216,7 +217,7 @@ class IsolationIT {
 
     private static Decision autoscalerDecision(String tenant) throws Exception {
         redis.clients.jedis.UnifiedJedis redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL));
-        com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);
+        com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis, Clock.systemUTC());
         try (FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10)),
                 new IngestQpsReader(redis), 10, redis, new TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
                 t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0),

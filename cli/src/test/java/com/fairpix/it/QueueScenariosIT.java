@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
@@ -247,7 +248,7 @@ class QueueScenariosIT {
         StringBuilder spec = new StringBuilder("{\"pool\":\"gpu\",\"variants\":{");
         for (int i = 0; i < 10; i++) spec.append(i == 0 ? "" : ",").append("\"v").append(i).append("\":[{\"op\":\"encode\",\"format\":\"png\"}]");
         spec.append("}}");
-        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/human.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/human.jpg"));
         HttpResponse<String> r = client.submitMultipart(key, photo, "human.jpg", spec.toString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
         String id = Json.mapper().readTree(r.body()).get("id").asText();
@@ -268,7 +269,7 @@ class QueueScenariosIT {
     void q5_aPoisonJobSeenByThreeWorkersIsDeadLetteredExactlyOnceAndFailsWithItsReason() throws Exception {
         String t = Farm.tenantId("it-q5");
         String key = client.createTenant(t, Map.of());
-        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/ocelot.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/ocelot.jpg"));
         byte[] truncated = Arrays.copyOf(photo, photo.length * 2 / 3);
         HttpResponse<String> r = client.submitMultipart(key, truncated, "cut.jpg", THUMB);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(202);

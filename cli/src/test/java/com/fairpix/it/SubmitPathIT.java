@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.image.ImageFormat;
@@ -56,7 +57,7 @@ class SubmitPathIT {
     void aRotatedCameraTrapJpegIsStoredQueuedProcessedAndDownloadableUpright() throws Exception {
         String tenant = Farm.tenantId("it-path");
         String key = client.createTenant(tenant, Map.of());
-        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/african_elephants_with_exif_orientation.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/african_elephants_with_exif_orientation.jpg"));
 
         HttpResponse<String> accepted = client.submitMultipart(key, photo, "elephants.jpg", Farm.SPEC);
 
@@ -93,7 +94,7 @@ class SubmitPathIT {
         String key = client.createTenant(tenant, Map.of());
         // A real camera JPEG, 2048x1536, made into the files phones and browsers send: a HEIC whose
         // irot says "turn 90° clockwise" (EXIF 6, as an iPhone held upright records), and an AVIF.
-        Mat photo = Imgcodecs.imdecode(new MatOfByte(Files.readAllBytes(Farm.corpus("cameratrap-photos/african_elephants.jpg"))), Imgcodecs.IMREAD_REDUCED_COLOR_2);
+        Mat photo = Imgcodecs.imdecode(new MatOfByte(Files.readAllBytes(Corpus.required("cameratrap-photos/african_elephants.jpg"))), Imgcodecs.IMREAD_REDUCED_COLOR_2);
         assertThat(com.fairpix.worker.process.LibHeif.available()).as("libheif (scripts install libheif1)").isTrue();
         byte[] heic = com.fairpix.worker.process.LibHeif.encodeHeic(photo, 85, 6);
         byte[] avif = com.fairpix.worker.process.LibHeif.encodeAvif(photo, 70, 8);
@@ -129,7 +130,7 @@ class SubmitPathIT {
     void anAutoEncodeBecomesTheFormatTheSubmittersAcceptHeaderPrefers() throws Exception {
         String tenant = Farm.tenantId("it-auto");
         String key = client.createTenant(tenant, Map.of());
-        byte[] photo = Files.readAllBytes(Farm.corpus("exif-orientation/Portrait_7.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("exif-orientation/Portrait_7.jpg"));
         String spec = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":200},{\"op\":\"encode\",\"format\":\"auto\",\"quality\":55}]}}";
 
         JsonNode chrome = Json.mapper().readTree(client.submitRaw(key, photo, "image/jpeg", spec, "image/avif,image/webp,image/apng,*/*;q=0.8").body());
@@ -159,7 +160,7 @@ class SubmitPathIT {
     void aRawImageBodyWithTheSpecInTheQueryIsAcceptedToo() throws Exception {
         String tenant = Farm.tenantId("it-raw");
         String key = client.createTenant(tenant, Map.of());
-        byte[] photo = Files.readAllBytes(Farm.corpus("exif-orientation/Portrait_7.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("exif-orientation/Portrait_7.jpg"));
         String spec = "{\"variants\":{\"small\":[{\"op\":\"resize\",\"width\":300,\"height\":300,\"fit\":\"contain\"},{\"op\":\"encode\",\"format\":\"png\"}]}}";
 
         HttpResponse<String> accepted = client.submitRaw(key, photo, "image/jpeg", spec);
@@ -175,7 +176,7 @@ class SubmitPathIT {
     void theJobsMessageAndTheAutoscalersCounterCarryTheTokensAdmissionCharged() throws Exception {
         String tenant = Farm.tenantId("it-cost");
         String key = client.createTenant(tenant, Map.of());
-        byte[] photo = Files.readAllBytes(Farm.corpus("exif-orientation/Portrait_7.jpg")); // 1200x1800
+        byte[] photo = Files.readAllBytes(Corpus.required("exif-orientation/Portrait_7.jpg")); // 1200x1800
         String spec = "{\"variants\":{\"a\":[{\"op\":\"resize\",\"width\":300}],\"b\":[{\"op\":\"resize\",\"width\":4000,\"height\":4000,\"fit\":\"fill\"}]}}";
         // Admission's cost with default settings: 1 token per megapixel per variant, each at the larger
         // of the source (2.16 MP) and what it makes (b: 16 MP).

@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.json.Json;
 import com.fairpix.ingest.IngestApi;
@@ -34,7 +35,7 @@ class TenantLifecycleIT {
         node2 = IngestApi.start(config);
         api1 = new Farm.Client(node1.port());
         api2 = new Farm.Client(node2.port());
-        photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/ocelot.jpg"));
+        photo = Files.readAllBytes(Corpus.required("cameratrap-photos/ocelot.jpg"));
     }
 
     @AfterEach

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.job.JobIds;
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,7 @@ class TenantScaleIT {
 
         int cachedBefore = farm.api().tenants().size();
         long heapBefore = settledHeap();
-        String missing = "/v1/jobs/" + JobIds.next();
+        String missing = "/v1/jobs/" + JobIds.next(Clock.systemUTC());
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
             List<Future<Integer>> futures = new ArrayList<>(TENANTS);
             for (String key : keys) futures.add(pool.submit(() -> farm.client().get(key, missing).statusCode()));

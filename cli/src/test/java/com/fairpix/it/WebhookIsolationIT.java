@@ -12,6 +12,7 @@ import com.fairpix.webhooks.DeliveryStore;
 import redis.clients.jedis.UnifiedJedis;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.webhooks.WebhooksService;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ class WebhookIsolationIT {
             WebhooksService dispatcher = WebhooksService.start(config, -1);
             try {
                 List<JobEvent> burst = new ArrayList<>();
-                for (int i = 0; i < 20; i++) burst.add(Webhooks.completion(a, JobIds.next(), true, null, 1));
+                for (int i = 0; i < 20; i++) burst.add(Webhooks.completion(a, JobIds.next(Clock.systemUTC()), true, null, 1));
                 Webhooks.publish(config, burst.toArray(JobEvent[]::new));
                 Webhooks.await(() -> receiver.at("/slow").size() >= 2, Duration.ofSeconds(15), "tenant A's first attempts");
                 // Measured from the moment the dispatcher stored B's delivery (intake done) to its arrival:
@@ -50,7 +51,7 @@ class WebhookIsolationIT {
                 DeliveryStore store = DeliveryStore.redis(redis, Duration.ofHours(1));
                 List<Duration> latencies = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
-                    JobEvent event = Webhooks.completion(b, JobIds.next(), true, null, 1);
+                    JobEvent event = Webhooks.completion(b, JobIds.next(Clock.systemUTC()), true, null, 1);
                     Webhooks.publish(config, event);
                     int want = i + 1;
                     Webhooks.await(() -> receiver.at("/fast").size() == want, Duration.ofSeconds(10), "tenant B's delivery " + want);

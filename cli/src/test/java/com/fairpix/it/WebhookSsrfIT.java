@@ -12,6 +12,7 @@ import com.fairpix.webhooks.WebhookDelivery;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.webhooks.WebhooksService;
 import java.net.InetAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,14 +42,14 @@ class WebhookSsrfIT {
             // Registered while the name still resolved to the public address (the ingest-api's own
             // system DNS cannot resolve rebind.test, so the test writes the URL as registration would).
             String url = "http://rebind.test:" + receiver.port() + "/hook";
-            new TenantStore(redis).update(tenant, t -> t.patched(com.fairpix.core.json.Json.mapper().createObjectNode().put("webhookUrl", url)));
+            new TenantStore(redis, Clock.systemUTC()).update(tenant, t -> t.patched(com.fairpix.core.json.Json.mapper().createObjectNode().put("webhookUrl", url)));
 
             WebhooksService dispatcher = WebhooksService.start(config, com.fairpix.webhooks.DispatcherConfig.from(config), -1, host -> {
                 if (!host.equals("rebind.test")) throw new java.net.UnknownHostException(host);
                 return new InetAddress[] {lookups.incrementAndGet() % 2 == 1 ? publicAddress : loopback};
             });
             try {
-                String jobId = JobIds.next();
+                String jobId = JobIds.next(Clock.systemUTC());
                 Webhooks.publish(config, Webhooks.completion(tenant, jobId, true, null, 1));
                 DeliveryStore deliveries = DeliveryStore.redis(redis, Duration.ofHours(1));
                 String id = "evt_" + jobId + "_done";

@@ -15,6 +15,7 @@ import com.standardwebhooks.Webhook;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -142,7 +143,7 @@ class WebhooksIT {
     void w1_w2_nonAsciiTextIsSentAsUtf8AndTheReferenceVerifierAcceptsTheRawBytes() throws Exception {
         String tenant = Farm.tenantId("it-wh-utf8");
         String secret = tenantWithWebhook(tenant, "/utf8")[1];
-        String jobId = JobIds.next();
+        String jobId = JobIds.next(Clock.systemUTC());
         Webhooks.publish(config, Webhooks.completion(tenant, jobId, false, "Zoë ₹ 🚀 caf\\u00e9 1.0", 1));
         Webhooks.await(() -> receiver.at("/utf8").size() == 1, Duration.ofSeconds(20), "the webhook");
         Receiver.Request r = receiver.at("/utf8").get(0);
@@ -156,7 +157,7 @@ class WebhooksIT {
         String tenant = Farm.tenantId("it-wh-retry");
         String secret = tenantWithWebhook(tenant, "/retry")[1];
         receiver.script("/retry", Receiver.Answer.of(500), Receiver.Answer.of(200));
-        String jobId = JobIds.next();
+        String jobId = JobIds.next(Clock.systemUTC());
         Webhooks.publish(config, Webhooks.completion(tenant, jobId, true, null, 1));
         Webhooks.await(() -> receiver.at("/retry").size() == 2, Duration.ofSeconds(20), "two attempts");
         List<Receiver.Request> rs = receiver.at("/retry");
@@ -184,7 +185,7 @@ class WebhooksIT {
         tenantWithWebhook(tenant, "/redirect");
         receiver.script("/redirect", new Receiver.Answer(302, Map.of("Location", "http://169.254.169.254/latest/meta-data/"), 0));
         receiver.otherwise("/redirect", new Receiver.Answer(302, Map.of("Location", receiver.url("/followed")), 0));
-        Webhooks.publish(config, Webhooks.completion(tenant, JobIds.next(), true, null, 1));
+        Webhooks.publish(config, Webhooks.completion(tenant, JobIds.next(Clock.systemUTC()), true, null, 1));
         Webhooks.await(() -> receiver.at("/redirect").size() >= 2, Duration.ofSeconds(20), "two attempts");
         String id = receiver.at("/redirect").get(0).id();
         JsonNode d = delivery(tenant, id);
@@ -199,10 +200,10 @@ class WebhooksIT {
         String tenant = Farm.tenantId("it-wh-gone");
         tenantWithWebhook(tenant, "/gone");
         receiver.script("/gone", Receiver.Answer.of(410));
-        String job1 = JobIds.next();
+        String job1 = JobIds.next(Clock.systemUTC());
         Webhooks.publish(config, Webhooks.completion(tenant, job1, true, null, 1));
         Webhooks.await(() -> receiver.at("/gone").size() == 1, Duration.ofSeconds(20), "the first attempt");
-        Webhooks.publish(config, Webhooks.completion(tenant, JobIds.next(), true, null, 1));
+        Webhooks.publish(config, Webhooks.completion(tenant, JobIds.next(Clock.systemUTC()), true, null, 1));
         Thread.sleep(3000);
         assertThat(receiver.at("/gone")).as("nothing more is sent to a disabled endpoint").hasSize(1);
         assertThat(delivery(tenant, "evt_" + job1 + "_done").get("status").asText()).isEqualTo("DISABLED");
@@ -210,7 +211,7 @@ class WebhooksIT {
         String dead = Farm.tenantId("it-wh-dead");
         tenantWithWebhook(dead, "/dead");
         receiver.otherwise("/dead", Receiver.Answer.of(503));
-        String job2 = JobIds.next();
+        String job2 = JobIds.next(Clock.systemUTC());
         Webhooks.publish(config, Webhooks.completion(dead, job2, true, null, 1));
         Webhooks.await(() -> {
             try {
@@ -232,7 +233,7 @@ class WebhooksIT {
         String tenant = Farm.tenantId("it-wh-restart");
         String secret = tenantWithWebhook(tenant, "/restart")[1];
         receiver.script("/restart", Receiver.Answer.of(500));
-        Webhooks.publish(config, Webhooks.completion(tenant, JobIds.next(), true, null, 1));
+        Webhooks.publish(config, Webhooks.completion(tenant, JobIds.next(Clock.systemUTC()), true, null, 1));
         Webhooks.await(() -> receiver.at("/restart").size() == 1, Duration.ofSeconds(20), "the first attempt");
         dispatcher.stop(Duration.ofSeconds(5));
         String id = receiver.at("/restart").get(0).id();

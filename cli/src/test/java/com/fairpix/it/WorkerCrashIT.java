@@ -2,6 +2,7 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
@@ -24,7 +25,7 @@ class WorkerCrashIT {
     @Test
     void sigkillWhileJobsAreQueuedLosesNoJob() throws Exception {
         String key = farm.client().createTenant(Farm.tenantId("it-crash"), Map.of());
-        byte[] photo = Files.readAllBytes(Farm.corpus("cameratrap-photos/domestic_cattle.jpg"));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/domestic_cattle.jpg"));
         String spec = Farm.SPEC.replaceFirst("^\\{", "{\"pool\":\"gpu\",");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 30; i++) {

@@ -8,11 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The shared image corpus ({@code shared/corpus}, a sibling of the repository, or the folder named by
- * the {@code fairpix.corpus} system property), used in place. Tests that need it are skipped, not
- * failed, where it is absent.
+ * the {@code fairpix.corpus} system property), used in place: the one corpus locator of every
+ * module's tests. Unit tests that need it are skipped, not failed, where it is absent; integration
+ * tests ({@link #required}) and the corpus test ({@link #rows}) fail instead.
  */
 public final class Corpus {
     private static final Path ROOT = locate();
@@ -42,6 +44,19 @@ public final class Corpus {
         return p;
     }
 
+    /**
+     * A corpus file an integration test cannot do without, e.g. {@code required("cameratrap-photos/ocelot.jpg")}.
+     *
+     * @throws AssertionError when the corpus or the file is missing (the test fails, it is not skipped)
+     */
+    public static Path required(String relative) {
+        if (ROOT == null) throw new AssertionError("shared/corpus not found above " + Path.of("").toAbsolutePath() + " (set -Dfairpix.corpus)");
+        Path p = ROOT.resolve(relative);
+        if (!Files.isRegularFile(p)) throw new AssertionError("corpus file missing: " + p);
+        return p;
+    }
+
+    /** A corpus file's bytes; skips when absent. */
     public static byte[] bytes(String relative) {
         try {
             return Files.readAllBytes(path(relative));
@@ -61,6 +76,11 @@ public final class Corpus {
             return suite + "/" + file;
         }
 
+        /** Where the file is (it may be missing: see {@link #rows}). */
+        public Path path() {
+            return ROOT.resolve(suite).resolve(file);
+        }
+
         @Override
         public String toString() {
             return relative();
@@ -69,19 +89,39 @@ public final class Corpus {
 
     /** The rows of {@code {suite}/MANIFEST.tsv} whose file exists; empty when the corpus is absent. */
     public static List<Row> manifest(String suite) {
+        if (ROOT == null) return List.of();
+        return read(suite).stream().filter(r -> Files.isRegularFile(r.path())).toList();
+    }
+
+    /**
+     * Every row of every suite's MANIFEST.tsv, suites in name order; empty when the corpus is
+     * absent. A row whose file is missing is kept, so that it fails rather than silently shrinking
+     * the test.
+     */
+    public static List<Row> rows() {
+        if (ROOT == null) return List.of();
         List<Row> rows = new ArrayList<>();
-        if (ROOT == null) return rows;
+        try (Stream<Path> suites = Files.list(ROOT)) {
+            for (Path suite : suites.sorted().toList()) rows.addAll(read(suite.getFileName().toString()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return rows;
+    }
+
+    /** The rows of {@code {suite}/MANIFEST.tsv} (none without one), the file named by the {@code file} column. */
+    private static List<Row> read(String suite) {
         Path manifest = ROOT.resolve(suite).resolve("MANIFEST.tsv");
-        if (!Files.isRegularFile(manifest)) return rows;
+        if (!Files.isRegularFile(manifest)) return List.of();
+        List<Row> rows = new ArrayList<>();
         try {
             List<String> lines = Files.readAllLines(manifest);
             List<String> header = List.of(lines.get(0).split("\t", -1));
+            int file = header.indexOf("file");
             for (String line : lines.subList(1, lines.size())) {
                 if (line.isBlank()) continue;
                 List<String> cells = List.of(line.split("\t", -1));
-                if (Files.isRegularFile(ROOT.resolve(suite).resolve(cells.get(0)))) {
-                    rows.add(new Row(suite, cells.get(0), header, cells));
-                }
+                rows.add(new Row(suite, cells.get(file), header, cells));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

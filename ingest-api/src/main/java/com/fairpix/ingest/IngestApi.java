@@ -10,6 +10,7 @@ import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.core.time.SystemTime;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
 import com.fairpix.ingest.admission.Admissions;
@@ -39,6 +40,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,12 +95,13 @@ public final class IngestApi implements AutoCloseable {
         KafkaProducer<String, byte[]> producer = KafkaSupport.producer(config.get(Setting.KAFKA_BOOTSTRAP), "fairpix-ingest");
 
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
-        Clock clock = Clock.systemUTC();
-        TenantStore tenants = new TenantStore(redis);
+        Clock clock = SystemTime.clock();
+        LongSupplier nanos = SystemTime.nanos();
+        TenantStore tenants = new TenantStore(redis, clock);
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
-        com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
+        com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos);
         java.util.List<String> pools = java.util.List.of("cpu", "gpu");
         FarmCapacity capacity = new FarmCapacity(redis, directory::byId, pools, admissionConfig.farmCapacity(),
                 config.decimal(Setting.ADMISSION_CAPACITY_HEADROOM), clock).bindTo(registry).start();
@@ -106,7 +109,7 @@ public final class IngestApi implements AutoCloseable {
         // they go through a client that never re-sends a command after a timeout; an outage then
         // meets admission.redis-down at once.
         UnifiedJedis admissionRedis = Redis.connectWithoutRetries(config.get(Setting.REDIS_URL));
-        Admission admission = Admissions.redis(admissionRedis, admissionConfig, capacity, registry, tenantTags, clock);
+        Admission admission = Admissions.redis(admissionRedis, admissionConfig, capacity, registry, tenantTags, clock, nanos);
         Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
@@ -131,15 +134,15 @@ public final class IngestApi implements AutoCloseable {
         java.util.function.DoubleSupplier rampCapacity = admissionConfig.farmCapacity() > 0 ? admissionConfig::farmCapacity
                 : () -> pools.stream().mapToDouble(p -> capacity.of(p).capacity()).sum();
         OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
-                Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock);
+                Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock, nanos);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
                 overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE))).specLimits(specLimits);
         String uploadDir = config.get(Setting.INGEST_UPLOAD_DIR);
         UploadReader uploads = new UploadReader(uploadDir.isBlank() ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fairpix-uploads")
-                : java.nio.file.Path.of(uploadDir));
+                : java.nio.file.Path.of(uploadDir), clock);
         UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
         RefusalBudget refusals = new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
-                java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), System::nanoTime, Thread::sleep);
+                java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), nanos, Thread::sleep);
         com.fairpix.core.http.OpenApiDocument.load("/openapi/ingest.yaml").serve(app);
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
                         refusals,

@@ -14,16 +14,21 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 public final class DispatcherMetrics implements MeterBinder {
     private final WebhookDispatcher dispatcher;
     private final int tenantLabels;
+    private final java.util.function.LongSupplier nanos;
 
-    /** @param tenantLabels tenants with a {@code tenant} label of their own ({@code metrics.tenant-labels}); the rest are {@code other} */
-    public DispatcherMetrics(WebhookDispatcher dispatcher, int tenantLabels) {
+    /**
+     * @param tenantLabels tenants with a {@code tenant} label of their own ({@code metrics.tenant-labels}); the rest are {@code other}
+     * @param nanos        a monotonic nanosecond source (which tenants are labelled is re-ranked by recent volume)
+     */
+    public DispatcherMetrics(WebhookDispatcher dispatcher, int tenantLabels, java.util.function.LongSupplier nanos) {
         this.dispatcher = dispatcher;
         this.tenantLabels = tenantLabels;
+        this.nanos = nanos;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        TenantTags tenantTags = new TenantTags(registry, tenantLabels);
+        TenantTags tenantTags = new TenantTags(registry, tenantLabels, nanos);
         Gauge.builder(MetricNames.WEBHOOK_PENDING, () -> {
             try {
                 return dispatcher.pending();

@@ -36,7 +36,7 @@ public final class WebhookDispatchers {
         // attempts hold the connections another tenant's endpoint on the same host needs.
         WebhookSender sender = new WebhookSender(WebhookSender.TOTAL_TIMEOUT, null, config.maxInFlight(), config.maxInFlight(), clock, nanoTime);
         return new DefaultWebhookDispatcher(config, events, DeliveryStore.redis(redis, config.retention()),
-                new StoredTenants(directory, new TenantStore(redis)),
+                new StoredTenants(directory, new TenantStore(redis, clock)),
                 (tenant, jobId) -> jobs.get(tenant, jobId).map(JobRecord::spec).map(JobSpec::webhookUrl),
                 config.guard(resolver), sender, clock, nanoTime);
     }

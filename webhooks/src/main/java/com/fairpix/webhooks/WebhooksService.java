@@ -7,6 +7,7 @@ import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.core.time.SystemTime;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.management.ManagementFactory;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,15 +61,17 @@ public final class WebhooksService implements AutoCloseable {
      */
     public static WebhooksService start(FairpixConfig config, DispatcherConfig settings, int httpPort, UrlGuard.Resolver resolver) {
         String redisUrl = config.get(Setting.REDIS_URL);
+        Clock clock = SystemTime.clock();
+        LongSupplier nanos = SystemTime.nanos();
         UnifiedJedis redis = Redis.connect(redisUrl);
-        TenantDirectory directory = new TenantDirectory(new TenantStore(redis), Redis.subscriber(redisUrl), 250).start();
+        TenantDirectory directory = new TenantDirectory(new TenantStore(redis, clock), Redis.subscriber(redisUrl), 250).start();
         String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);
         KafkaSupport.ensureTopics(bootstrap, config.integer(Setting.JOB_PARTITIONS));
         KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(KafkaSupport.consumerProperties(bootstrap, GROUP,
                 "fairpix-webhooks-" + ManagementFactory.getRuntimeMXBean().getPid(), 200));
-        WebhookDispatcher dispatcher = WebhookDispatchers.create(settings, consumer, redis, directory, resolver, Clock.systemUTC(), System::nanoTime);
+        WebhookDispatcher dispatcher = WebhookDispatchers.create(settings, consumer, redis, directory, resolver, clock, nanos);
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
-        new DispatcherMetrics(dispatcher, config.integer(Setting.METRICS_TENANT_LABELS)).bindTo(registry);
+        new DispatcherMetrics(dispatcher, config.integer(Setting.METRICS_TENANT_LABELS), nanos).bindTo(registry);
         dispatcher.start();
         Javalin http = null;
         if (httpPort >= 0) {

@@ -52,7 +52,7 @@ class DispatcherMetricsTest {
 
     @Test
     void attemptsDeferralsAndDeadLettersAreCountedByTheirLabels() {
-        new DispatcherMetrics(dispatcher, 10).bindTo(registry);
+        new DispatcherMetrics(dispatcher, 10, System::nanoTime).bindTo(registry);
         dispatcher.report(new DispatchEvent.Attempted("acme", DispatchEvent.Outcome.SUCCESS, Duration.ofMillis(40)));
         dispatcher.report(new DispatchEvent.Attempted("acme", DispatchEvent.Outcome.GONE, Duration.ofMillis(10)));
         dispatcher.report(new DispatchEvent.DeadLettered("acme"));
@@ -71,7 +71,7 @@ class DispatcherMetricsTest {
 
     @Test
     void pendingIsReadFromTheDispatcherAndNaNWhileItsStoreIsAway() {
-        new DispatcherMetrics(dispatcher, 10).bindTo(registry);
+        new DispatcherMetrics(dispatcher, 10, System::nanoTime).bindTo(registry);
         assertThat(registry.get(MetricNames.WEBHOOK_PENDING).gauge().value()).isEqualTo(3);
         dispatcher.storeDown = true;
         assertThat(registry.get(MetricNames.WEBHOOK_PENDING).gauge().value()).isNaN();
@@ -79,7 +79,7 @@ class DispatcherMetricsTest {
 
     @Test
     void tenantsBeyondTheLabelLimitShareOther() {
-        new DispatcherMetrics(dispatcher, 0).bindTo(registry);
+        new DispatcherMetrics(dispatcher, 0, System::nanoTime).bindTo(registry);
         dispatcher.report(new DispatchEvent.DeadLettered("acme"));
         assertThat(registry.get(MetricNames.WEBHOOK_DEAD_LETTERED).tags("tenant", "other").counter().count()).isEqualTo(1);
     }

@@ -1,5 +1,6 @@
 package com.fairpix.webhooks;
 
+import com.fairpix.core.time.ManualClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -15,6 +15,7 @@ import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.core.time.SystemTime;
 import com.fairpix.worker.consume.HeldJobs;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -40,6 +41,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,14 +99,15 @@ public final class Worker implements AutoCloseable {
 
         // A worker serves one pool: every meter it makes says which (dashboards sum by pool).
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry(io.micrometer.core.instrument.Tags.of("pool", pool));
-        Clock clock = Clock.systemUTC();
+        Clock clock = SystemTime.clock();
+        LongSupplier nanos = SystemTime.nanos();
         JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
-        TenantStore tenants = new TenantStore(redis);
+        TenantStore tenants = new TenantStore(redis, clock);
         EventPublisher events = new EventPublisher(producer);
         NativeMemoryBudget memory = new NativeMemoryBudget(config.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES));
         Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
         ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS), memory,
-                Duration.ofSeconds(config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS)), System::nanoTime);
+                Duration.ofSeconds(config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS)), nanos);
         // S3 behind a circuit breaker: while it is open the worker takes no job and pauses its
         // partitions, so an outage neither fails jobs nor spends their attempts (docs/overload.md).
         com.fairpix.core.resilience.Breakers breakers = com.fairpix.core.resilience.Breakers.of(
@@ -114,7 +117,7 @@ public final class Worker implements AutoCloseable {
                 || s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.FORCED_OPEN;
         ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker), config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
-                new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS)), clock,
+                new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos), clock,
                 config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
                 // The job's concurrency lease (admission control) is a member of this sorted set.
                 (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
@@ -153,10 +156,10 @@ public final class Worker implements AutoCloseable {
                 log.debug("held-jobs sweep failed: {}", e.toString());
             }
         }, 5, 5, TimeUnit.SECONDS);
-        TenantTags tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS));
+        TenantTags tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos);
         FairnessMeter fairness = new FairnessMeter(weights);
         com.fairpix.worker.consume.ServiceRate serviceRate = new com.fairpix.worker.consume.ServiceRate();
-        com.fairpix.worker.consume.SaturatedThroughput saturated = new com.fairpix.worker.consume.SaturatedThroughput(System.nanoTime());
+        com.fairpix.worker.consume.SaturatedThroughput saturated = new com.fairpix.worker.consume.SaturatedThroughput(nanos.getAsLong());
         JobConsumer.Listener listener = (tenant, cost, seconds) -> {
             fairness.served(tenant, cost);
             serviceRate.observe(cost, seconds);
@@ -189,10 +192,10 @@ public final class Worker implements AutoCloseable {
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, config.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS));
         JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), scheduler, runner, events, held, heldJobs, listener,
-                threads, reservedThreads, config.integer(Setting.WORKER_SHARED_NICE), readAhead(config));
+                threads, reservedThreads, config.integer(Setting.WORKER_SHARED_NICE), readAhead(config, nanos), clock, nanos);
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).description("jobs buffered in the worker's scheduler, waiting for a processing thread").register(registry);
         ReadAheadMetrics.bind(consumer, registry, pool, tenantTags, clock, housekeeping);
-        housekeeping.scheduleAtFixedRate(() -> saturated.sample(consumer.buffered() > 0 && consumer.runningShared() >= capacityThreads, System.nanoTime()),
+        housekeeping.scheduleAtFixedRate(() -> saturated.sample(consumer.buffered() > 0 && consumer.runningShared() >= capacityThreads, nanos.getAsLong()),
                 1, 1, TimeUnit.SECONDS);
         consumer.onReadPast(t -> registry.counter(MetricNames.TENANT_READ_PAST, "pool", pool, "tenant", tenantTags.tag(t)).increment());
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
@@ -227,13 +230,13 @@ public final class Worker implements AutoCloseable {
     }
 
     /** The read-ahead bounds from the worker.* settings (docs/isolation.md). */
-    static com.fairpix.worker.consume.ReadAhead readAhead(FairpixConfig config) {
+    static com.fairpix.worker.consume.ReadAhead readAhead(FairpixConfig config, LongSupplier nanos) {
         var mode = config.get(Setting.WORKER_READ_AHEAD).equals("partition")
                 ? com.fairpix.worker.consume.ReadAhead.Mode.PARTITION : com.fairpix.worker.consume.ReadAhead.Mode.TENANT;
         return new com.fairpix.worker.consume.ReadAhead(mode, new com.fairpix.worker.consume.ReadAhead.Limits(
                 config.integer(Setting.WORKER_TENANT_BUFFER), config.longValue(Setting.WORKER_TENANT_BUFFER_BYTES),
                 config.integer(Setting.WORKER_BUFFERED_JOBS), config.longValue(Setting.WORKER_BUFFERED_BYTES),
-                config.integer(Setting.WORKER_PARTITION_BUFFER)));
+                config.integer(Setting.WORKER_PARTITION_BUFFER)), nanos);
     }
 
     /** The cached tenant; empty when unknown or when it cannot be loaded now (Redis away). */

@@ -3,13 +3,13 @@ package com.fairpix.autoscaler.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.autoscaler.ManualClock;
 import com.fairpix.autoscaler.Autoscaler;
 import com.fairpix.autoscaler.actuate.internal.KubernetesActuator;
 import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.policy.Reason;
 import com.fairpix.autoscaler.signal.PoolSignals;
+import com.fairpix.core.time.ManualClock;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

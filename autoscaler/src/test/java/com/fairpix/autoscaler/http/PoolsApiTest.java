@@ -3,12 +3,12 @@ package com.fairpix.autoscaler.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.autoscaler.Autoscaler;
-import com.fairpix.autoscaler.ManualClock;
 import com.fairpix.autoscaler.actuate.internal.DryRunActuator;
 import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.core.http.ServiceHttp;
 import com.fairpix.core.json.Json;
+import com.fairpix.core.time.ManualClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;

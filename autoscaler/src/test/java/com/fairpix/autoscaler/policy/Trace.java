@@ -1,8 +1,8 @@
 package com.fairpix.autoscaler.policy;
 
-import com.fairpix.autoscaler.ManualClock;
 import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
+import com.fairpix.core.time.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The formats fairpix reads, recognised by their magic bytes, never by name or Content-Type.
+ * The formats fairpix reads, recognised by their magic bytes, never by name or Content-Type, and
+ * the ones it writes ({@link #writable()}). The one list of formats: tenants' {@code allowedFormats}
+ * and encode steps' {@code format} are checked against it.
  *
  * <p>Signatures: JPEG SOI (ITU T.81 §B.1.1.2); PNG signature (PNG spec §5.2); WebP RIFF/WEBP
  * (RFC 9649 §2); TIFF byte-order mark and 42 (TIFF 6.0 §2, classic TIFF only, not BigTIFF); BMP
@@ -13,33 +15,41 @@ import java.util.Locale;
  * {@code ftyp} box (ISO/IEC 23008-12 Annex B for HEIC, AV1 Image File Format §9 for AVIF).
  */
 public enum ImageFormat {
-    JPEG("image/jpeg", "jpg"),
-    PNG("image/png", "png"),
-    WEBP("image/webp", "webp"),
-    TIFF("image/tiff", "tif"),
-    BMP("image/bmp", "bmp"),
-    GIF("image/gif", "gif"),
+    JPEG("image/jpeg", "jpg", true),
+    PNG("image/png", "png", true),
+    WEBP("image/webp", "webp", true),
+    TIFF("image/tiff", "tif", false),
+    BMP("image/bmp", "bmp", false),
+    GIF("image/gif", "gif", false),
     /** HEIF with HEVC-coded images (iPhone photos), and other HEIF brands libheif reads. */
-    HEIC("image/heic", "heic"),
-    AVIF("image/avif", "avif");
+    HEIC("image/heic", "heic", false),
+    AVIF("image/avif", "avif", true);
 
     private final String contentType;
     private final String extension;
+    private final boolean writable;
 
-    ImageFormat(String contentType, String extension) {
+    ImageFormat(String contentType, String extension, boolean writable) {
         this.contentType = contentType;
         this.extension = extension;
+        this.writable = writable;
     }
 
     public String contentType() { return contentType; }
 
     public String extension() { return extension; }
 
+    /** True when an encode step may name it: fairpix writes it (AVIF where the worker has libheif's AV1 encoder). */
+    public boolean writable() { return writable; }
+
     /** Lower-case name as used in tenant {@code allowedFormats}: jpeg, png, webp, tiff, bmp, gif, heic, avif. */
     public String id() { return name().toLowerCase(Locale.ROOT); }
 
     /** Every format's {@link #id()}, in declaration order. */
     public static final List<String> IDS = Arrays.stream(values()).map(ImageFormat::id).toList();
+
+    /** The {@link #id()} of every {@link #writable()} format, in declaration order: jpeg, png, webp, avif. */
+    public static final List<String> WRITABLE_IDS = Arrays.stream(values()).filter(ImageFormat::writable).map(ImageFormat::id).toList();
 
     /** The format with this {@link #id()} (case-insensitive; "jpg", "tif" and "heif" accepted), or null. */
     public static ImageFormat byId(String id) {

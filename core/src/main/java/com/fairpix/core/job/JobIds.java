@@ -1,6 +1,7 @@
 package com.fairpix.core.job;
 
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.util.UUID;
 
 /** Job ids: UUIDv7 (RFC 9562 §5.7), so ids sort by creation time and index well. */
@@ -9,8 +10,9 @@ public final class JobIds {
 
     private JobIds() {}
 
-    public static String next() {
-        long millis = System.currentTimeMillis();
+    /** A new id whose first 48 bits are {@code clock}'s time in epoch ms, the rest random. */
+    public static String next(Clock clock) {
+        long millis = clock.millis();
         long randA = RANDOM.nextInt(1 << 12);
         long msb = (millis << 16) | (0x7L << 12) | randA;
         long lsb = (RANDOM.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L;

@@ -34,8 +34,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     public static final int MAX_SIDE = 16_384;
     public static final int DEFAULT_QUALITY = 80;
     private static final Pattern VARIANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
-    /** Output formats an encode step may name. */
-    public static final Set<String> OUTPUT_FORMATS = Set.of("jpeg", "png", "webp", "avif");
+    /** Output formats an encode step may name: the writable {@link com.fairpix.core.image.ImageFormat}s. */
+    public static final Set<String> OUTPUT_FORMATS = Set.copyOf(com.fairpix.core.image.ImageFormat.WRITABLE_IDS);
     /**
      * The encode format that the ingest resolves at submission from the request's {@code Accept}
      * header ({@link #resolveAuto}); a job never reaches a worker with it.
@@ -332,7 +332,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         unknownMembers(op, at, Set.of("op", "format", "quality", "progressive", "compression", "lossless", "speed"), errors);
         String format = op.has("format") ? op.get("format").asText().toLowerCase(Locale.ROOT) : "";
         if (format.equals("jpg")) format = "jpeg";
-        if (!OUTPUT_FORMATS.contains(format) && !format.equals(AUTO)) errors.add(at + ": format must be one of jpeg, png, webp, avif, auto");
+        if (!OUTPUT_FORMATS.contains(format) && !format.equals(AUTO)) errors.add(at + ": format must be one of " + String.join(", ", com.fairpix.core.image.ImageFormat.WRITABLE_IDS) + ", " + AUTO);
         int quality = DEFAULT_QUALITY;
         if (op.has("quality")) {
             JsonNode q = op.get("quality");

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -22,18 +23,24 @@ public final class TenantTags {
     private final int limit;
     private final Map<String, LongAdder> activity = new ConcurrentHashMap<>();
     private volatile Set<String> top = ConcurrentHashMap.newKeySet();
-    private volatile long lastRerank = System.nanoTime();
+    private final LongSupplier nanos;
+    private volatile long lastRerank;
     private static final long WINDOW_NANOS = 60_000_000_000L;
 
-    /** @param limit tenants with a label of their own (0 puts everyone under {@code other}) */
-    public TenantTags(MeterRegistry registry, int limit) {
+    /**
+     * @param limit tenants with a label of their own (0 puts everyone under {@code other})
+     * @param nanos monotonic clock, nanoseconds, that times the re-ranking window
+     */
+    public TenantTags(MeterRegistry registry, int limit, LongSupplier nanos) {
         this.registry = registry;
         this.limit = limit;
+        this.nanos = nanos;
+        this.lastRerank = nanos.getAsLong();
     }
 
     /** The label value for {@code tenant}, counting one event of activity. */
     public String tag(String tenant) {
-        if (System.nanoTime() - lastRerank > WINDOW_NANOS) rerank();
+        if (nanos.getAsLong() - lastRerank > WINDOW_NANOS) rerank();
         activity.computeIfAbsent(tenant, t -> new LongAdder()).increment();
         Set<String> current = top;
         if (current.contains(tenant)) return tenant;
@@ -54,7 +61,7 @@ public final class TenantTags {
 
     /** Re-ranks tenants by the activity since the last call and drops the meters of those that left the top. */
     public synchronized void rerank() {
-        lastRerank = System.nanoTime();
+        lastRerank = nanos.getAsLong();
         Set<String> next = activity.entrySet().stream()
                 .sorted(Comparator.comparingLong((Map.Entry<String, LongAdder> e) -> e.getValue().sum()).reversed())
                 .limit(limit)

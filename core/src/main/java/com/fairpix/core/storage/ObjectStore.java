@@ -2,7 +2,10 @@ package com.fairpix.core.storage;
 
 import java.io.InputStream;
 
-/** The blob store fairpix keeps originals and results in (S3 or any S3-compatible server). */
+/**
+ * The blob store fairpix keeps originals and results in (S3 or any S3-compatible server). What
+ * every implementation does is held by ObjectStoreContract (core's tests), on S3Proxy and in memory.
+ */
 public interface ObjectStore extends AutoCloseable {
 
     /** Stores {@code data} under {@code key}, replacing any object there. */
@@ -28,6 +31,7 @@ public interface ObjectStore extends AutoCloseable {
      *
      * @param maxBytes refuse objects larger than this, bytes
      * @throws ObjectNotFoundException when there is no such key
+     * @throws IllegalStateException   when the object is larger than {@code maxBytes}
      */
     byte[] get(String key, long maxBytes);
 

@@ -36,10 +36,7 @@ public final class TenantStore {
     private final UnifiedJedis redis;
     private final Clock clock;
 
-    public TenantStore(UnifiedJedis redis) {
-        this(redis, Clock.systemUTC());
-    }
-
+    /** @param clock stamps the creation time of API keys */
     public TenantStore(UnifiedJedis redis, Clock clock) {
         this.redis = redis;
         this.clock = clock;

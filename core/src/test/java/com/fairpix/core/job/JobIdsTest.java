@@ -2,6 +2,9 @@ package com.fairpix.core.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.time.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,11 +17,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** Job ids are UUIDv7 (RFC 9562 §5.7): time-ordered, canonical text. */
 class JobIdsTest {
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T12:00:00.123Z"));
 
     @Test
     void idIsAVersion7UuidWithTheRfcVariant() {
         for (int i = 0; i < 100; i++) {
-            String id = JobIds.next();
+            String id = JobIds.next(clock);
             UUID uuid = UUID.fromString(id);
 
             assertThat(uuid.version()).isEqualTo(7);
@@ -31,22 +35,19 @@ class JobIdsTest {
 
     @Test
     void first48BitsAreTheCreationTimeInMilliseconds() {
-        long before = System.currentTimeMillis();
-        String id = JobIds.next();
-        long after = System.currentTimeMillis();
+        String id = JobIds.next(clock);
 
         long millis = UUID.fromString(id).getMostSignificantBits() >>> 16;
 
-        assertThat(millis).isBetween(before, after);
+        assertThat(millis).isEqualTo(clock.millis());
     }
 
     @Test
-    void idsMadeTwoMillisecondsApartSortByTimeAsText() throws InterruptedException {
+    void idsMadeTwoMillisecondsApartSortByTimeAsText() {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            ids.add(JobIds.next());
-            long t = System.currentTimeMillis();
-            while (System.currentTimeMillis() < t + 2) Thread.onSpinWait();
+            ids.add(JobIds.next(clock));
+            clock.advance(Duration.ofMillis(2));
         }
 
         assertThat(ids).isSorted();
@@ -56,14 +57,14 @@ class JobIdsTest {
     @Test
     void tenThousandIdsAreDistinct() {
         Set<String> ids = new HashSet<>();
-        for (int i = 0; i < 10_000; i++) ids.add(JobIds.next());
+        for (int i = 0; i < 10_000; i++) ids.add(JobIds.next(clock));
 
         assertThat(ids).hasSize(10_000);
     }
 
     @Test
     void generatedIdsAreValid() {
-        assertThat(JobIds.isValid(JobIds.next())).isTrue();
+        assertThat(JobIds.isValid(JobIds.next(clock))).isTrue();
         assertThat(JobIds.isValid("0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b")).isTrue();
     }
 

@@ -7,23 +7,23 @@ import com.fairpix.ingest.admission.internal.RedisAdmission;
 import com.fairpix.core.metrics.TenantTags;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.function.LongSupplier;
 import redis.clients.jedis.UnifiedJedis;
 
 /** Builds the admission limiters; the only way in from outside the package. */
 public final class Admissions {
     private Admissions() {}
 
-    /** The production limiter: Redis-shared, with the configured outage policy, metered; the config's own capacity (pinned, or none). */
-    public static Admission redis(UnifiedJedis redis, AdmissionConfig config, MeterRegistry registry, TenantTags tenantTags, Clock clock) {
-        return redis(redis, config, FarmShare.fixed(config.farmCapacity()), registry, tenantTags, clock);
-    }
-
     /**
-     * The production limiter with each pool's share read from {@code share} on every decision
-     * (the ingest's measured {@code FarmCapacity}).
+     * The production limiter: Redis-shared, with the configured outage policy, metered; each pool's
+     * share read from {@code share} on every decision (the ingest's measured {@code FarmCapacity}).
+     *
+     * @param clock the wall clock of the per-node budgets during a Redis outage
+     * @param nanos monotonic clock, nanoseconds, of this node's pool leases
      */
-    public static Admission redis(UnifiedJedis redis, AdmissionConfig config, FarmShare share, MeterRegistry registry, TenantTags tenantTags, Clock clock) {
-        return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config, share), config, share, clock), registry, tenantTags);
+    public static Admission redis(UnifiedJedis redis, AdmissionConfig config, FarmShare share, MeterRegistry registry, TenantTags tenantTags,
+                                  Clock clock, LongSupplier nanos) {
+        return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config, share, nanos), config, share, clock), registry, tenantTags);
     }
 
     /** One node, in memory, on {@code clock}. */

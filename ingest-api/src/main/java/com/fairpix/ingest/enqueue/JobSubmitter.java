@@ -155,7 +155,7 @@ public final class JobSubmitter {
         }
         String pool = spec.pool() != null ? spec.pool() : tenant.pool();
 
-        String jobId = JobIds.next();
+        String jobId = JobIds.next(clock);
         if (idempotencyKey != null) {
             Optional<JobRecord> earlier = claimIdempotencyKey(tenant.id(), idempotencyKey, jobId, Idempotency.fingerprint(spec, image.sha256()));
             if (earlier.isPresent()) return new Submission(earlier.get(), true, null);

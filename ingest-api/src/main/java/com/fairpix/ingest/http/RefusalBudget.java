@@ -65,7 +65,7 @@ public final class RefusalBudget {
      * @param perSecond refill rate, tokens/s ({@code ingest.tenant-refusals-per-second})
      * @param burst     capacity, tokens ({@code ingest.tenant-refusal-burst}); at least 1
      * @param hold      how long a throttled request is held before its 429 ({@code ingest.refusal-hold-ms}); zero: not held
-     * @param nanos     a monotonic clock, nanoseconds ({@link System#nanoTime} outside tests)
+     * @param nanos     a monotonic clock, nanoseconds ({@link com.fairpix.core.time.SystemTime#nanos} outside tests)
      * @param sleeper   how a held request waits ({@code Thread::sleep} outside tests)
      * @throws IllegalArgumentException if {@code perSecond <= 0}, {@code burst < 1} or {@code hold} is negative
      */

@@ -48,16 +48,17 @@ public final class UploadReader {
      * @param dir folder for the temporary files (created when missing); {@code upload-*.part} files
      *            in it older than {@link #STALE} are deleted (several nodes may share the folder, and
      *            no upload lasts that long: Jetty's idle timeout ends a stalled one)
+     * @param clock the wall clock the files' modification times are compared with
      * @throws UncheckedIOException when the folder cannot be created
      */
-    public UploadReader(Path dir) {
+    public UploadReader(Path dir, java.time.Clock clock) {
         this.dir = dir;
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the upload folder " + dir + ": " + e.getMessage(), e);
         }
-        java.time.Instant cutoff = java.time.Instant.now().minus(STALE);
+        java.time.Instant cutoff = clock.instant().minus(STALE);
         try (var files = Files.newDirectoryStream(dir, "upload-*.part")) {
             for (Path f : files) {
                 try {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.JedisPubSub;
@@ -35,6 +36,7 @@ final class ControlChannel implements AutoCloseable {
     private final String self;
     private final Map<String, Received> peers = new ConcurrentHashMap<>();
     private final Consumer<NodeState> onPeer;
+    private final LongSupplier nanos;
     private final Subscriber subscriber = new Subscriber();
     private volatile boolean closed;
     private Thread thread;
@@ -45,12 +47,14 @@ final class ControlChannel implements AutoCloseable {
      * @param redis                short-timeout client for PUBLISH and the registry
      * @param subscriberConnection no-read-timeout client held by the subscription; closed with this
      * @param onPeer               called on the subscriber thread with each peer's new state
+     * @param nanos                monotonic clock, nanoseconds, that ages what peers sent
      */
-    ControlChannel(UnifiedJedis redis, UnifiedJedis subscriberConnection, String self, Consumer<NodeState> onPeer) {
+    ControlChannel(UnifiedJedis redis, UnifiedJedis subscriberConnection, String self, Consumer<NodeState> onPeer, LongSupplier nanos) {
         this.redis = redis;
         this.subscriberConnection = subscriberConnection;
         this.self = self;
         this.onPeer = onPeer;
+        this.nanos = nanos;
     }
 
     ControlChannel start() {
@@ -72,7 +76,7 @@ final class ControlChannel implements AutoCloseable {
 
     /** Peers heard from within {@link #STALE_MS}. */
     List<NodeState> freshPeers() {
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         List<NodeState> out = new ArrayList<>();
         for (Received r : peers.values()) {
             if (now - r.receivedNanos() < STALE_MS * 1_000_000) out.add(r.state());
@@ -120,7 +124,7 @@ final class ControlChannel implements AutoCloseable {
             try {
                 NodeState s = Json.read(message, NodeState.class);
                 if (s.node().equals(self)) return;
-                peers.put(s.node(), new Received(s, System.nanoTime()));
+                peers.put(s.node(), new Received(s, nanos.getAsLong()));
                 onPeer.accept(s);
             } catch (RuntimeException e) {
                 log.debug("bad control message {}: {}", message, e.toString());

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
@@ -50,7 +51,7 @@ public final class OverloadGuard implements AutoCloseable {
     private final MeterRegistry meters;
     private final ControlChannel channel;
     private final BacklogMonitor backlog;
-    private final RampBucket rampBucket = new RampBucket(System::nanoTime);
+    private final RampBucket rampBucket;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-overload").unstarted(r));
     private final AtomicLong rampStart = new AtomicLong();
     private final Map<String, Integer> localShedding = new ConcurrentHashMap<>();
@@ -63,13 +64,15 @@ public final class OverloadGuard implements AutoCloseable {
     private long lastPublishMillis;
 
     private OverloadGuard(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity, java.util.function.ToDoubleFunction<String> measuredCapacity,
-                          Breakers breakers, UnifiedJedis redis, UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock) {
+                          Breakers breakers, UnifiedJedis redis, UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock,
+                          LongSupplier nanos) {
         this.config = config;
         this.farmCapacity = farmCapacity;
         this.breakers = breakers;
         this.clock = clock;
         this.meters = meters;
-        this.channel = new ControlChannel(redis, subscriber, config.nodeId(), peer -> timer.execute(this::tick));
+        this.rampBucket = new RampBucket(nanos);
+        this.channel = new ControlChannel(redis, subscriber, config.nodeId(), peer -> timer.execute(this::tick), nanos);
         this.backlog = config.shedding() ? new BacklogMonitor(kafkaBootstrap, config.jobSeconds(), Duration.ofSeconds(2), redis, measuredCapacity, clock) : null;
         Gauge.builder(MetricNames.OVERLOAD_RAMP_LEVEL, () -> level).description("admission level during a ramped recovery, 0..1").register(meters);
         for (String pool : POOLS) {
@@ -93,11 +96,13 @@ public final class OverloadGuard implements AutoCloseable {
      *                     scales unless {@code overload.ramp.capacity} pins one
      * @param measuredCapacity pool → its measured capacity, cost units/s (0: none yet), which turns
      *                     the backlog's queued cost into queue seconds
+     * @param clock      the wall clock: node states' timestamps, the ramp's start, backlog readings
+     * @param nanos      monotonic clock, nanoseconds: the ramp's token bucket and the age of peers' states
      */
     public static OverloadGuard start(OverloadConfig config, java.util.function.DoubleSupplier farmCapacity,
                                       java.util.function.ToDoubleFunction<String> measuredCapacity, Breakers breakers, UnifiedJedis redis,
-                                      UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock) {
-        OverloadGuard g = new OverloadGuard(config, farmCapacity, measuredCapacity, breakers, redis, subscriber, kafkaBootstrap, meters, clock);
+                                      UnifiedJedis subscriber, String kafkaBootstrap, MeterRegistry meters, Clock clock, LongSupplier nanos) {
+        OverloadGuard g = new OverloadGuard(config, farmCapacity, measuredCapacity, breakers, redis, subscriber, kafkaBootstrap, meters, clock, nanos);
         g.channel.start();
         g.timer.scheduleWithFixedDelay(g::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
         if (g.backlog != null) g.timer.scheduleWithFixedDelay(g::readBacklog, 0, config.backlogRead().toMillis(), TimeUnit.MILLISECONDS);

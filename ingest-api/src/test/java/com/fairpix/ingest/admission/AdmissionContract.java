@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fairpix.core.error.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
+import com.fairpix.core.time.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -19,22 +20,22 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class AdmissionContract {
     protected static final Instant START = Instant.parse("2026-11-30T08:00:00Z");
-    protected MutableClock clock;
+    protected ManualClock clock;
 
     /** A limiter node on {@code clock}; two calls with the same config share state (two ingest nodes). */
-    protected Admission node(AdmissionConfig config, MutableClock clock) {
+    protected Admission node(AdmissionConfig config, ManualClock clock) {
         return node(config, FarmShare.fixed(config.farmCapacity()), clock);
     }
 
     /** A limiter node that reads each pool's capacity and guarantee scale from {@code share}. */
-    protected abstract Admission node(AdmissionConfig config, FarmShare share, MutableClock clock);
+    protected abstract Admission node(AdmissionConfig config, FarmShare share, ManualClock clock);
 
     /** Whether a scenario may make a million decisions (in memory) or should use the equivalent large-cost form. */
     protected boolean cheapDecisions() { return true; }
 
     @BeforeEach
     void newClock() {
-        clock = new MutableClock(START);
+        clock = new ManualClock(START);
     }
 
     protected static String id(String prefix) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fairpix.core.error.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.ingest.admission.internal.FailoverAdmission;
 import com.fairpix.ingest.admission.internal.LocalAdmission;
 import java.time.Duration;
@@ -18,7 +19,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * across the farm (each node holds rate/N and burst/N).
  */
 class FailoverAdmissionTest {
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-11-30T08:00:00Z"));
 
     /** A shared store that is down until {@code up} is set, then behaves as a one-node limiter. */
     static final class Flaky implements Admission {
@@ -26,7 +27,7 @@ class FailoverAdmissionTest {
         final LocalAdmission inner;
         int calls;
 
-        Flaky(AdmissionConfig config, MutableClock clock) { inner = new LocalAdmission(config, clock); }
+        Flaky(AdmissionConfig config, ManualClock clock) { inner = new LocalAdmission(config, clock); }
 
         @Override public Decision decide(Tenant t, String pool, long cost, String jobId) {
             calls++;

@@ -3,6 +3,7 @@ package com.fairpix.ingest.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.ingest.admission.internal.LocalAdmission;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ class LocalAdmissionTest extends AdmissionContract {
     private final Map<AdmissionConfig, Admission> nodes = new IdentityHashMap<>();
 
     @Override
-    protected Admission node(AdmissionConfig config, FarmShare share, MutableClock clock) {
+    protected Admission node(AdmissionConfig config, FarmShare share, ManualClock clock) {
         // One JVM: "two nodes" share the one in-memory state.
         return nodes.computeIfAbsent(config, c -> new LocalAdmission(c, clock, share, java.util.function.UnaryOperator.identity()));
     }

@@ -3,6 +3,7 @@ package com.fairpix.ingest.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.ingest.admission.internal.LocalAdmission;
 import com.fairpix.ingest.admission.internal.MeteredAdmission;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -16,9 +17,9 @@ import org.junit.jupiter.api.Test;
 class MeteredAdmissionTest {
     @Test
     void decisionsShowUpUnderTheirPrometheusNames() {
-        MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
+        ManualClock clock = new ManualClock(Instant.parse("2026-11-30T08:00:00Z"));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        com.fairpix.core.metrics.TenantTags tags = new com.fairpix.core.metrics.TenantTags(registry, 50);
+        com.fairpix.core.metrics.TenantTags tags = new com.fairpix.core.metrics.TenantTags(registry, 50, clock::nanoTime);
         AdmissionConfig farm = AdmissionConfig.defaults().withFarmCapacity(100, 4);
         Admission a = new MeteredAdmission(new LocalAdmission(farm, clock), registry, tags);
         Tenant t = AdmissionContract.tenant("metered", 10, 2);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.ingest.admission.internal.RedisAdmission;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,8 +65,8 @@ class RedisAdmissionIT extends AdmissionContract {
     }
 
     @Override
-    protected Admission node(AdmissionConfig config, FarmShare share, MutableClock clock) {
-        return new RedisAdmission(redis, config, share, clock::micros);
+    protected Admission node(AdmissionConfig config, FarmShare share, ManualClock clock) {
+        return RedisAdmission.onTestClock(redis, config, share, clock::micros);
     }
 
     @Override
@@ -82,7 +83,7 @@ class RedisAdmissionIT extends AdmissionContract {
     void a6_fiveThousandConcurrentRequestsAllAdmittedOneRoundTripEach() throws Exception {
         Tenant t = tenant(id("a6"), 10_000, 10_000);
         try (UnifiedJedis wide = pooled(url, 64)) {
-            RedisAdmission a = new RedisAdmission(wide, AdmissionConfig.defaults());
+            RedisAdmission a = new RedisAdmission(wide, AdmissionConfig.defaults(), System::nanoTime);
             a.decide(tenant(id("warm"), 1, 1), tokens(1), null); // loads the script
             long evalBefore = calls(wide, "evalsha") + calls(wide, "eval");
             ExecutorService pool = Executors.newFixedThreadPool(64);
@@ -105,7 +106,7 @@ class RedisAdmissionIT extends AdmissionContract {
     void twoNodesSharingRedisNeverAdmitMoreThanThePolicyAllows() throws Exception {
         Tenant t = tenant(id("two"), 50, 20, 1_000_000, 3);
         try (UnifiedJedis r1 = pooled(url, 8); UnifiedJedis r2 = pooled(url, 8)) {
-            Admission[] nodes = {new RedisAdmission(r1, AdmissionConfig.defaults()), new RedisAdmission(r2, AdmissionConfig.defaults())};
+            Admission[] nodes = {new RedisAdmission(r1, AdmissionConfig.defaults(), System::nanoTime), new RedisAdmission(r2, AdmissionConfig.defaults(), System::nanoTime)};
             ExecutorService pool = Executors.newFixedThreadPool(16);
             AtomicInteger admitted = new AtomicInteger();
             AtomicInteger holding = new AtomicInteger();
@@ -145,7 +146,7 @@ class RedisAdmissionIT extends AdmissionContract {
 
     @Test
     void a14_idleTenantsStateExpiresSoMemoryStaysBounded() {
-        RedisAdmission a = new RedisAdmission(redis, AdmissionConfig.defaults());
+        RedisAdmission a = new RedisAdmission(redis, AdmissionConfig.defaults(), System::nanoTime);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             Tenant t = tenant(id("a14"), 1000, 2, 1_000_000_000L, 1_000_000);
@@ -169,8 +170,8 @@ class RedisAdmissionIT extends AdmissionContract {
      */
     @Test
     void theHashLayoutOfAnEarlierReleaseIsCarriedOverOnce() {
-        MutableClock c = new MutableClock(java.time.Instant.parse("2026-12-01T12:00:00Z"));
-        RedisAdmission a = new RedisAdmission(redis, AdmissionConfig.defaults(), c::micros);
+        ManualClock c = new ManualClock(java.time.Instant.parse("2026-12-01T12:00:00Z"));
+        RedisAdmission a = RedisAdmission.onTestClock(redis, AdmissionConfig.defaults(), FarmShare.fixed(AdmissionConfig.defaults().farmCapacity()), c::micros);
         Tenant t = tenant(id("upg"), 1000, 1000, 5, 1_000_000);
         long day = c.micros() / 86_400_000_000L;
         redis.hset(RedisKeys.admissionBeforeUpgrade(t.id()), java.util.Map.of("p", Long.toString(1000L * Limits.NANO), "pt", Long.toString(c.micros()),

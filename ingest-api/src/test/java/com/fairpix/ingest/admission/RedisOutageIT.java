@@ -63,8 +63,8 @@ class RedisOutageIT {
         AdmissionConfig open = AdmissionConfig.defaults().withRedisDown(AdmissionConfig.RedisDown.OPEN, 2);
         AdmissionConfig closed = AdmissionConfig.defaults().withRedisDown(AdmissionConfig.RedisDown.CLOSED, 2);
         try (UnifiedJedis redis = Redis.connect("redis://127.0.0.1:" + port)) {
-            FailoverAdmission failOpen = new FailoverAdmission(new RedisAdmission(redis, open), open, Clock.systemUTC());
-            FailoverAdmission failClosed = new FailoverAdmission(new RedisAdmission(redis, closed), closed, Clock.systemUTC());
+            FailoverAdmission failOpen = new FailoverAdmission(new RedisAdmission(redis, open, System::nanoTime), open, Clock.systemUTC());
+            FailoverAdmission failClosed = new FailoverAdmission(new RedisAdmission(redis, closed, System::nanoTime), closed, Clock.systemUTC());
             Decision before = failOpen.decide(t, Limits.nano(1), null);
             assertThat(before.allowed()).isTrue();
             assertThat(before.fallback()).isFalse();

@@ -122,22 +122,25 @@ class RefusalBudgetTest {
     void aThrottledRequestIsHeldForTheHoldButAtMostFourOfATenantAtOnce() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger sleeping = new AtomicInteger();
+        CountDownLatch tenantsHeld = new CountDownLatch(RefusalBudget.HELD_PER_TENANT);
+        CountDownLatch otherHeld = new CountDownLatch(RefusalBudget.HELD_PER_TENANT + 1);
         List<Duration> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
         RefusalBudget held = new RefusalBudget(2, 5, Duration.ofSeconds(1), now::get, d -> {
             asked.add(d);
             sleeping.incrementAndGet();
+            tenantsHeld.countDown();
+            otherHeld.countDown();
             release.await(10, TimeUnit.SECONDS);
         });
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < RefusalBudget.HELD_PER_TENANT; i++) threads.add(Thread.ofPlatform().start(() -> held.holdBeforeAnswering("a")));
-        long deadline = System.nanoTime() + 10 * SECOND;
-        while (sleeping.get() < RefusalBudget.HELD_PER_TENANT && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(tenantsHeld.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(held.held("a")).isEqualTo(RefusalBudget.HELD_PER_TENANT);
         // The fifth of the tenant's is answered at once; another tenant's is still held.
         held.holdBeforeAnswering("a");
         assertThat(sleeping.get()).isEqualTo(RefusalBudget.HELD_PER_TENANT);
         threads.add(Thread.ofPlatform().start(() -> held.holdBeforeAnswering("b")));
-        while (sleeping.get() < RefusalBudget.HELD_PER_TENANT + 1 && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(otherHeld.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(sleeping.get()).isEqualTo(RefusalBudget.HELD_PER_TENANT + 1);
         release.countDown();
         for (Thread t : threads) t.join(10_000);

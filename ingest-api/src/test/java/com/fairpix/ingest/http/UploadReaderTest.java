@@ -67,7 +67,7 @@ class UploadReaderTest {
     @Test
     void aRawBodyIsHashedIntoAFile() throws Exception {
         byte[] image = "not really an image, but bytes".getBytes(StandardCharsets.UTF_8);
-        try (Upload u = new UploadReader(dir).readRaw(new ByteArrayInputStream(image), 1000, "acme")) {
+        try (Upload u = new UploadReader(dir, java.time.Clock.systemUTC()).readRaw(new ByteArrayInputStream(image), 1000, "acme")) {
             assertThat(u.size()).isEqualTo(image.length);
             assertThat(Files.readAllBytes(u.file())).isEqualTo(image);
             assertThat(u.sha256()).isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(image)));
@@ -79,7 +79,7 @@ class UploadReaderTest {
     @Test
     void anEndlessRawBodyStopsJustPastTheLimit() throws Exception {
         Zeros zeros = new Zeros();
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir).readRaw(zeros, 1_000_000, "acme"));
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir, java.time.Clock.systemUTC()).readRaw(zeros, 1_000_000, "acme"));
         assertThat(p.status()).isEqualTo(413);
         assertThat(p.slug()).isEqualTo("payload-too-large");
         assertThat(p.detail()).contains("maxUploadBytes", "acme");
@@ -92,7 +92,7 @@ class UploadReaderTest {
         byte[] image = new byte[200_000];
         new java.util.Random(1).nextBytes(image);
         String spec = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":64}]},\"x\":\"é✓\"}";
-        UploadReader.Parts parts = new UploadReader(dir).readMultipart(new ByteArrayInputStream(multipart(spec, image)), TYPE, 1_000_000, 65_536, "acme");
+        UploadReader.Parts parts = new UploadReader(dir, java.time.Clock.systemUTC()).readMultipart(new ByteArrayInputStream(multipart(spec, image)), TYPE, 1_000_000, 65_536, "acme");
         try (Upload u = parts.image()) {
             assertThat(parts.spec()).isEqualTo(spec);
             assertThat(Files.readAllBytes(u.file())).isEqualTo(image);
@@ -105,7 +105,7 @@ class UploadReaderTest {
         byte[] head = ("--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"image\"; filename=\"z\"\r\n\r\n").getBytes(StandardCharsets.UTF_8);
         Zeros zeros = new Zeros();
         InputStream body = new java.io.SequenceInputStream(new ByteArrayInputStream(head), zeros);
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir).readMultipart(body, TYPE, 1_000_000, 65_536, "acme"));
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir, java.time.Clock.systemUTC()).readMultipart(body, TYPE, 1_000_000, 65_536, "acme"));
         assertThat(p.status()).isEqualTo(413);
         assertThat(p.slug()).isEqualTo("payload-too-large");
         assertThat(zeros.read).isLessThanOrEqualTo(1_000_000 + 2L * UploadReader.CHUNK);
@@ -115,7 +115,7 @@ class UploadReaderTest {
     @Test
     void aSpecPartOverItsLimitIs413SpecTooLarge() throws Exception {
         String spec = "{\"variants\":{}, \"pad\":\"" + "x".repeat(300_000) + "\"}";
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir)
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir, java.time.Clock.systemUTC())
                 .readMultipart(new ByteArrayInputStream(multipart(spec, new byte[10])), TYPE, 1_000_000, 65_536, "acme"));
         assertThat(p.status()).isEqualTo(413);
         assertThat(p.slug()).isEqualTo("spec-too-large");
@@ -129,7 +129,7 @@ class UploadReaderTest {
         Path fresh = Files.writeString(dir.resolve("upload-2.part"), "another node's upload in flight");
         Path other = Files.writeString(dir.resolve("notes.txt"), "not ours");
         Files.setLastModifiedTime(other, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofHours(2))));
-        new UploadReader(dir);
+        new UploadReader(dir, java.time.Clock.systemUTC());
         assertThat(stale).doesNotExist();
         assertThat(fresh).exists();
         assertThat(other).exists();
@@ -137,7 +137,7 @@ class UploadReaderTest {
 
     @Test
     void malformedMultipartIs400() {
-        UploadReader r = new UploadReader(dir);
+        UploadReader r = new UploadReader(dir, java.time.Clock.systemUTC());
         byte[] truncated = java.util.Arrays.copyOf(multipart("{}", new byte[1000]), 400);
         ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> r.readMultipart(new ByteArrayInputStream(truncated), TYPE, 1_000_000, 65_536, "acme"));
         assertThat(p.status()).isEqualTo(400);
@@ -154,7 +154,7 @@ class UploadReaderTest {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < 20; i++) b.append("--").append(BOUNDARY).append("\r\nContent-Disposition: form-data; name=\"p").append(i).append("\"\r\n\r\nx\r\n");
         b.append("--").append(BOUNDARY).append("--\r\n");
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir)
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir, java.time.Clock.systemUTC())
                 .readMultipart(new ByteArrayInputStream(b.toString().getBytes(StandardCharsets.UTF_8)), TYPE, 1000, 65_536, "acme"));
         assertThat(p.status()).isEqualTo(400);
         assertThat(p.detail()).contains("more than 8 parts");
@@ -171,7 +171,7 @@ class UploadReaderTest {
                 return 1;
             }
         };
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir).readRaw(broken, 1000, "acme"));
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> new UploadReader(dir, java.time.Clock.systemUTC()).readRaw(broken, 1000, "acme"));
         assertThat(p.status()).isEqualTo(400);
         assertThat(p.slug()).isEqualTo("upload-incomplete");
     }

@@ -6,7 +6,7 @@ import com.fairpix.core.tenant.TenantState;
 import com.fairpix.webhooks.DispatchEvent;
 import com.fairpix.webhooks.DispatcherConfig;
 import com.fairpix.webhooks.InMemoryDeliveryStore;
-import com.fairpix.webhooks.ManualClock;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.webhooks.RetrySchedule;
 import com.fairpix.webhooks.UrlGuard;
 import com.fairpix.webhooks.WebhookDelivery;

@@ -3,7 +3,7 @@ package com.fairpix.webhooks.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.webhooks.InMemoryDeliveryStore;
-import com.fairpix.webhooks.ManualClock;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.webhooks.WebhookDelivery;
 import java.time.Duration;
 import java.time.Instant;

@@ -6,7 +6,7 @@ import com.fairpix.core.job.JobEvent;
 import com.fairpix.core.job.JobState;
 import com.fairpix.core.json.Json;
 import com.fairpix.webhooks.InMemoryDeliveryStore;
-import com.fairpix.webhooks.ManualClock;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.webhooks.WebhookDelivery;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

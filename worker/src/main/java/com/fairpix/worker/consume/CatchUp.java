@@ -75,8 +75,9 @@ public final class CatchUp implements AutoCloseable {
      * (a catch-up wants a few records, not a megabyte).
      *
      * @param maxRecords records one fetch returns at most
+     * @param nanos      monotonic clock, nanoseconds, that bounds one fetch's polling
      */
-    public static Fetcher kafka(Properties base, int maxRecords) {
+    public static Fetcher kafka(Properties base, int maxRecords, java.util.function.LongSupplier nanos) {
         Properties p = new Properties();
         for (String k : List.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG)) {
@@ -94,8 +95,8 @@ public final class CatchUp implements AutoCloseable {
             public List<ConsumerRecord<String, byte[]>> fetch(TopicPartition tp, long from) {
                 if (!consumer.assignment().equals(java.util.Set.of(tp))) consumer.assign(List.of(tp));
                 consumer.seek(tp, from);
-                long deadline = System.nanoTime() + 500_000_000L;
-                while (System.nanoTime() < deadline) {
+                long deadline = nanos.getAsLong() + 500_000_000L;
+                while (nanos.getAsLong() < deadline) {
                     List<ConsumerRecord<String, byte[]>> records = consumer.poll(Duration.ofMillis(100)).records(tp);
                     if (!records.isEmpty()) return records;
                 }

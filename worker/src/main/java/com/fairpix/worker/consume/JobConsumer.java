@@ -5,6 +5,7 @@ import com.fairpix.core.json.Json;
 import com.fairpix.worker.JobRunner;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.schedule.JobScheduler;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -91,6 +93,8 @@ public final class JobConsumer implements AutoCloseable {
     private final int sharedNice;
     private final ReadAhead readAhead;
     private final CatchUp catchUp;
+    private final Clock clock;
+    private final LongSupplier nanos;
     private final OffsetTracker offsets = new OffsetTracker();
     /** Commits sent and failed; poll thread only. */
     private final CommitLedger ledger = new CommitLedger();
@@ -110,7 +114,7 @@ public final class JobConsumer implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean healthy;
     private long lastSweep;
-    /** When commitAsync last ran (System.nanoTime); poll thread only. */
+    /** When commitAsync last ran (on the nanosecond clock); poll thread only. */
     private long lastCommit;
 
     /**
@@ -121,10 +125,12 @@ public final class JobConsumer implements AutoCloseable {
      * @param sharedNice         nice value (0..19) of the shared threads: their image work yields the CPU
      *                           to the poll loop, the Kafka client and the reserved threads; 0 leaves it
      * @param readAhead          what the worker may hold of what it read, and what it reads past
+     * @param clock              the wall clock: when partitions were revoked ({@link #lastRevoked})
+     * @param nanos              monotonic clock, nanoseconds: commit and sweep intervals, run times, stop deadlines
      */
     public JobConsumer(Properties consumerProps, String topic, JobScheduler<Delivery> scheduler, JobRunner runner,
                        EventPublisher events, Predicate<String> held, HeldJobs heldJobs, Listener listener,
-                       int sharedThreads, int reservedThreads, int sharedNice, ReadAhead readAhead) {
+                       int sharedThreads, int reservedThreads, int sharedNice, ReadAhead readAhead, Clock clock, LongSupplier nanos) {
         if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice); // fail at construction, not at start()
         this.consumer = new KafkaConsumer<>(consumerProps);
         this.topic = topic;
@@ -138,7 +144,9 @@ public final class JobConsumer implements AutoCloseable {
         this.reservedThreads = reservedThreads;
         this.sharedNice = sharedNice;
         this.readAhead = readAhead;
-        this.catchUp = new CatchUp(CatchUp.kafka(consumerProps, 100));
+        this.clock = clock;
+        this.nanos = nanos;
+        this.catchUp = new CatchUp(CatchUp.kafka(consumerProps, 100, nanos));
     }
 
     /**
@@ -154,7 +162,7 @@ public final class JobConsumer implements AutoCloseable {
         // Threads inherit their creator's nice value: start the retry timer here, not lazily from a shared thread.
         retries.prestartAllCoreThreads();
         processors = new ProcessingThreads(scheduler, runner::run, held, new ToPollLoop(), listener, () -> dependencyDown.getAsBoolean(),
-                sharedThreads, reservedThreads, sharedNice);
+                sharedThreads, reservedThreads, sharedNice, nanos);
         if (abandonAfter != null) processors.abandonAfter(abandonAfter, runner::abandon);
         processors.start();
         Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
@@ -451,7 +459,7 @@ public final class JobConsumer implements AutoCloseable {
 
     /** Moves buffered jobs of tenants suspended since they arrived out to the parking list. */
     private void sweepHeld() {
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         if (now - lastSweep < 500_000_000L) return;
         lastSweep = now;
         for (Delivery d : scheduler.drainIf(d -> held.test(d.message().tenant()))) {
@@ -488,7 +496,7 @@ public final class JobConsumer implements AutoCloseable {
         // At most every COMMIT_INTERVAL: with short polls (a tenant held back) the loop turns hundreds of
         // times a second, and a commit is a request to the group coordinator. Revokes and stops commit
         // synchronously whatever the interval.
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         if (now - lastCommit < COMMIT_INTERVAL_NANOS) return;
         lastCommit = now;
         CommitLedger.Sent sent = ledger.next(offsets.drainCommittable(readAhead::floor), owned);
@@ -537,7 +545,7 @@ public final class JobConsumer implements AutoCloseable {
         private void handOver(Collection<TopicPartition> partitions, boolean commit) {
             Set<TopicPartition> gone = new HashSet<>(partitions);
             owned.removeAll(gone);
-            long now = System.currentTimeMillis();
+            long now = clock.millis();
             gone.forEach(tp -> lastRevokedMillis.put(tp, now));
             List<Delivery> dropped = scheduler.drainIf(d -> gone.contains(d.partition()));
             dropped.forEach(JobConsumer.this::unbuffered);
@@ -564,12 +572,12 @@ public final class JobConsumer implements AutoCloseable {
         if (stopping) return;
         stopping = true;
         retries.shutdownNow();
-        long until = System.nanoTime() + deadline.toNanos();
+        long until = nanos.getAsLong() + deadline.toNanos();
         if (processors != null) processors.stop(until);
         closing = true;
         if (catchUpThread != null) catchUpThread.interrupt();
         try {
-            if (!stopped.await(Math.max(1, (until - System.nanoTime()) / 1_000_000) + 5_000, TimeUnit.MILLISECONDS)) {
+            if (!stopped.await(Math.max(1, (until - nanos.getAsLong()) / 1_000_000) + 5_000, TimeUnit.MILLISECONDS)) {
                 consumer.wakeup();
                 stopped.await(5, TimeUnit.SECONDS);
             }

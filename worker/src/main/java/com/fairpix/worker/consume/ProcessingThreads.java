@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +55,7 @@ public final class ProcessingThreads {
     private final int sharedThreads;
     private final int reservedThreads;
     private final int sharedNice;
+    private final LongSupplier nanos;
     private final CostModel costs = new CostModel();
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger finishing = new AtomicInteger();
@@ -77,10 +79,12 @@ public final class ProcessingThreads {
      * @param sharedThreads   threads for the scheduler's shared slots
      * @param reservedThreads threads for its reserved slots (normal CPU priority)
      * @param sharedNice      nice value (0..19) of the shared threads; 0 leaves it
+     * @param nanos           monotonic clock, nanoseconds: jobs' run times (the watchdog's limit, the service
+     *                        each tenant got) and {@link #stop}'s deadline
      */
     public ProcessingThreads(JobScheduler<JobConsumer.Delivery> scheduler, Runner runner, Predicate<String> held, Sink sink,
                              JobConsumer.Listener listener, BooleanSupplier dependencyDown,
-                             int sharedThreads, int reservedThreads, int sharedNice) {
+                             int sharedThreads, int reservedThreads, int sharedNice, LongSupplier nanos) {
         if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice);
         this.scheduler = scheduler;
         this.runner = runner;
@@ -91,6 +95,7 @@ public final class ProcessingThreads {
         this.sharedThreads = sharedThreads;
         this.reservedThreads = reservedThreads;
         this.sharedNice = sharedNice;
+        this.nanos = nanos;
     }
 
     /**
@@ -118,7 +123,7 @@ public final class ProcessingThreads {
                     } catch (InterruptedException e) {
                         return;
                     }
-                    abandonStuck(System.nanoTime());
+                    abandonStuck(nanos.getAsLong());
                 }
             });
         }
@@ -188,23 +193,23 @@ public final class ProcessingThreads {
     }
 
     /**
-     * Takes no new job; waits until {@code until} (System.nanoTime) for running ones and for the
+     * Takes no new job; waits until {@code until} (on the nanosecond clock) for running ones and for the
      * writes of those already processed, then interrupts.
      */
     public void stop(long until) {
         stopping = true;
         for (Thread t : threads) {
             try {
-                t.join(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+                t.join(Math.max(1, (until - nanos.getAsLong()) / 1_000_000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
         for (Thread t : threads) t.interrupt();
         synchronized (finishing) {
-            while (finishing.get() > 0 && until - System.nanoTime() > 0) {
+            while (finishing.get() > 0 && until - nanos.getAsLong() > 0) {
                 try {
-                    finishing.wait(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+                    finishing.wait(Math.max(1, (until - nanos.getAsLong()) / 1_000_000));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
@@ -250,7 +255,7 @@ public final class ProcessingThreads {
             return true;
         }
         running.incrementAndGet();
-        long started = System.nanoTime();
+        long started = nanos.getAsLong();
         long cpuStarted = cpuNanos();
         Running mine = new Running(item, slot, started, new java.util.concurrent.atomic.AtomicBoolean());
         runningJobs.put(Thread.currentThread(), mine);
@@ -275,7 +280,7 @@ public final class ProcessingThreads {
             }
         }
         if (!reported) {
-            log.warn("abandoned job {} returned after {} s; its outcome is dropped", d.message().jobId(), (System.nanoTime() - started) / 1_000_000_000L);
+            log.warn("abandoned job {} returned after {} s; its outcome is dropped", d.message().jobId(), (nanos.getAsLong() - started) / 1_000_000_000L);
             return false;
         }
         return !interrupted;
@@ -284,7 +289,7 @@ public final class ProcessingThreads {
     private void report(JobScheduler.Item<JobConsumer.Delivery> item, JobRunner.Outcome outcome, long started, long cpuStarted) {
         JobConsumer.Delivery d = item.payload();
         running.decrementAndGet();
-        double seconds = (System.nanoTime() - started) / 1e9;
+        double seconds = (nanos.getAsLong() - started) / 1e9;
         // Only a job that ran says what its cost was; a skipped one (cancelled, already done) took no work.
         // Its cost is the thread's CPU time (OpenCV runs on this thread): wall time would charge a job for
         // sharing the cores, as one on the reserved thread always does, and for waiting on memory or I/O.

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -97,10 +98,13 @@ public final class ReadAhead {
     private final Map<TopicPartition, Long> generations = new HashMap<>();
     private int records;
     private long bytes;
+    private final LongSupplier nanos;
 
-    public ReadAhead(Mode mode, Limits limits) {
+    /** @param nanos monotonic clock, nanoseconds, that bounds {@link #claimDue}'s wait */
+    public ReadAhead(Mode mode, Limits limits, LongSupplier nanos) {
         this.mode = mode;
         this.limits = limits;
+        this.nanos = nanos;
     }
 
     public Mode mode() {
@@ -216,10 +220,10 @@ public final class ReadAhead {
      * due (a release wakes the wait). A claimed hold is planned again only after {@link #advanced}.
      */
     public synchronized List<CatchUp> claimDue(long timeoutNanos) throws InterruptedException {
-        long until = System.nanoTime() + timeoutNanos;
+        long until = nanos.getAsLong() + timeoutNanos;
         List<CatchUp> due = due();
         while (due.isEmpty()) {
-            long left = until - System.nanoTime();
+            long left = until - nanos.getAsLong();
             if (left <= 0) return due;
             wait(Math.max(1, left / 1_000_000));
             due = due();

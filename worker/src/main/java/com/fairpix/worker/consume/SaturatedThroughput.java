@@ -38,7 +38,7 @@ public final class SaturatedThroughput {
     private boolean lastSaturated;
     private long lastNanos;
 
-    /** @param nanoTime now ({@link System#nanoTime()}): the first interval starts here */
+    /** @param nanoTime now on a monotonic nanosecond clock: the first interval starts here */
     public SaturatedThroughput(long nanoTime) {
         this.lastNanos = nanoTime;
     }
@@ -52,7 +52,7 @@ public final class SaturatedThroughput {
      * Closes the interval since the last sample (call it every second or so).
      *
      * @param saturated whether now work waits in the scheduler and every processing thread is busy
-     * @param nanoTime  now, {@link System#nanoTime()}
+     * @param nanoTime  now on the same clock as the constructor's
      */
     public synchronized void sample(boolean saturated, long nanoTime) {
         double done = completed.sumThenReset();

@@ -1,6 +1,7 @@
 package com.fairpix.worker.process;
 
-import java.util.ArrayList;
+import com.fairpix.core.image.ImageFormat;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,19 +14,22 @@ import java.util.Map;
 public final class Codecs {
     private Codecs() {}
 
-    /** Input format ids this worker decodes. */
+    /** Input format ids this worker decodes: every {@link ImageFormat}, HEIC and AVIF only with libheif's decoders. */
     public static List<String> readable() {
-        List<String> out = new ArrayList<>(List.of("jpeg", "png", "webp", "tiff", "bmp", "gif"));
-        if (LibHeif.support().hevcIn()) out.add("heic");
-        if (LibHeif.support().av1In()) out.add("avif");
-        return out;
+        LibHeif.Support s = LibHeif.support();
+        return Arrays.stream(ImageFormat.values())
+                .filter(f -> switch (f) {
+                    case HEIC -> s.hevcIn();
+                    case AVIF -> s.av1In();
+                    default -> true;
+                })
+                .map(ImageFormat::id).toList();
     }
 
-    /** Output format ids this worker encodes. */
+    /** Output format ids this worker encodes: the writable {@link ImageFormat}s, AVIF only with libheif's encoder. */
     public static List<String> writable() {
-        List<String> out = new ArrayList<>(List.of("jpeg", "png", "webp"));
-        if (LibHeif.support().av1Out()) out.add("avif");
-        return out;
+        LibHeif.Support s = LibHeif.support();
+        return Arrays.stream(ImageFormat.values()).filter(f -> f.writable() && (f != ImageFormat.AVIF || s.av1Out())).map(ImageFormat::id).toList();
     }
 
     /** {"read": [...], "write": [...], "libheif": version or null, "problem": why HEIC/AVIF are missing, or null}. */

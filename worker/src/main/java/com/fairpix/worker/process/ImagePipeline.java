@@ -28,7 +28,7 @@ public final class ImagePipeline {
 
     /** No memory budget, no time limit (tests, benchmarks). @param maxPixels largest source decoded, pixels */
     public ImagePipeline(long maxPixels) {
-        this(maxPixels, NativeMemoryBudget.unlimited(), null, System::nanoTime);
+        this(maxPixels, NativeMemoryBudget.unlimited(), null, com.fairpix.core.time.SystemTime.nanos());
     }
 
     /**

@@ -2,8 +2,10 @@ package com.fairpix.worker.consume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.ThreadStates;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobSpec;
+import com.fairpix.core.time.ManualClock;
 import com.fairpix.worker.JobRunner;
 import com.fairpix.worker.schedule.FifoScheduler;
 import com.fairpix.worker.schedule.JobScheduler;
@@ -11,6 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -18,31 +22,49 @@ import org.junit.jupiter.api.Test;
 class ProcessingThreadsTest {
     private static final TopicPartition P0 = new TopicPartition("jobs", 0);
     private static final JobSpec SPEC = JobSpec.parse("{\"variants\":{\"t\":[{\"op\":\"encode\",\"format\":\"jpeg\"}]}}");
+    /** The threads' nanosecond clock: it moves only when a test moves it. */
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
 
     /** What the threads reported, in order. */
     static final class Recorder implements ProcessingThreads.Sink {
         final List<String> events = new CopyOnWriteArrayList<>();
         boolean parks = true;
 
+        private synchronized void record(String event) {
+            events.add(event);
+            notifyAll();
+        }
+
+        /** Waits (at most 10 s) until {@code event} is reported; false if it never was. */
+        synchronized boolean await(String event) throws InterruptedException {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!events.contains(event)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) return false;
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            return true;
+        }
+
         @Override
         public void taken(JobConsumer.Delivery d) {
-            events.add("taken " + d.offset());
+            record("taken " + d.offset());
         }
 
         @Override
         public boolean park(JobConsumer.Delivery d) {
-            events.add("park " + d.offset());
+            record("park " + d.offset());
             return parks;
         }
 
         @Override
         public void completed(JobConsumer.Delivery d, boolean commit) {
-            events.add((commit ? "commit " : "redeliver ") + d.offset());
+            record((commit ? "commit " : "redeliver ") + d.offset());
         }
 
         @Override
         public void retryLater(JobScheduler.Item<JobConsumer.Delivery> item, Duration delay, boolean countsAsAttempt) {
-            events.add("retry " + item.payload().offset() + " in " + delay.toMillis() + " ms" + (countsAsAttempt ? "" : " (no attempt)"));
+            record("retry " + item.payload().offset() + " in " + delay.toMillis() + " ms" + (countsAsAttempt ? "" : " (no attempt)"));
         }
     }
 
@@ -52,8 +74,9 @@ class ProcessingThreadsTest {
         return new JobScheduler.Item<>(tenant, 1.0, new JobConsumer.Delivery(P0, offset, m, 1, Instant.EPOCH, 100));
     }
 
-    private static ProcessingThreads threads(ProcessingThreads.Runner runner, Predicate<String> held, Recorder sink, List<String> served) {
-        return new ProcessingThreads(new FifoScheduler<>(), runner, held, sink, (tenant, cost, seconds) -> served.add(tenant), () -> false, 1, 0, 0);
+    private ProcessingThreads threads(ProcessingThreads.Runner runner, Predicate<String> held, Recorder sink, List<String> served) {
+        return new ProcessingThreads(new FifoScheduler<>(), runner, held, sink, (tenant, cost, seconds) -> served.add(tenant), () -> false, 1, 0, 0,
+                clock::nanoTime);
     }
 
     @Test
@@ -81,16 +104,15 @@ class ProcessingThreadsTest {
             if (m.jobId().equals("job-1")) throw new OutOfMemoryError("test: a job too large for the heap");
             if (m.jobId().equals("job-2")) throw new IllegalStateException("test: a bug");
             return new JobRunner.Outcome.Finished(true);
-        }, t -> false, sink, (t, c, s) -> {}, () -> false, 1, 0, 0);
+        }, t -> false, sink, (t, c, s) -> {}, () -> false, 1, 0, 0, clock::nanoTime);
         p.start();
         try {
             for (long o = 1; o <= 3; o++) scheduler.add(item("a", o));
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!sink.events.contains("commit 3") && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(sink.await("commit 3")).isTrue();
             assertThat(sink.events).containsSubsequence("redeliver 1", "redeliver 2", "commit 3");
             assertThat(p.alive()).as("the one processing thread survived both").isEqualTo(1);
         } finally {
-            p.stop(System.nanoTime() + 1_000_000_000L);
+            p.stop(clock.nanoTime() + 1_000_000_000L);
         }
     }
 
@@ -117,7 +139,7 @@ class ProcessingThreadsTest {
             ran.add(m.jobId());
             return new JobRunner.Outcome.Finished(true);
         }, t -> false, sink, new CopyOnWriteArrayList<>());
-        p.stop(System.nanoTime());
+        p.stop(clock.nanoTime());
         p.runOne(item("a", 1));
         assertThat(sink.events).containsExactly("taken 1");
         assertThat(ran).isEmpty();
@@ -127,11 +149,15 @@ class ProcessingThreadsTest {
     void aJobStuckInOneStepIsFailedItsSlotFreedAndItsThreadReplacedAndItsLateOutcomeDropped() throws Exception {
         Recorder sink = new Recorder();
         FifoScheduler<JobConsumer.Delivery> scheduler = new FifoScheduler<>();
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch stuck = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread[] stuckThread = new Thread[1];
         List<String> abandoned = new CopyOnWriteArrayList<>();
         List<String> served = new CopyOnWriteArrayList<>();
         ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at) -> {
             if (m.jobId().equals("job-1")) {
+                stuckThread[0] = Thread.currentThread();
+                stuck.countDown();
                 // A native call that ignores interrupts and the time limit.
                 while (release.getCount() > 0) {
                     try {
@@ -142,14 +168,15 @@ class ProcessingThreadsTest {
                 }
             }
             return new JobRunner.Outcome.Finished(true);
-        }, t -> false, sink, (tenant, cost, seconds) -> served.add(tenant), () -> false, 1, 0, 0)
+        }, t -> false, sink, (tenant, cost, seconds) -> served.add(tenant), () -> false, 1, 0, 0, clock::nanoTime)
                 .abandonAfter(Duration.ofMillis(300), (m, ran) -> abandoned.add(m.jobId() + " after >= " + (ran.toMillis() >= 300)));
         p.start();
         try {
             scheduler.add(item("stuck", 1));
             scheduler.add(item("other", 2));
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!sink.events.contains("commit 2") && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
+            clock.advance(Duration.ofMillis(301)); // the watchdog's next look finds it past the limit
+            assertThat(sink.await("commit 2")).isTrue();
             assertThat(abandoned).containsExactly("job-1 after >= true");
             assertThat(sink.events).as("the stuck job's offset is released when it is failed; the next job runs on the new thread")
                     .containsSubsequence("taken 1", "commit 1", "taken 2", "commit 2");
@@ -158,17 +185,17 @@ class ProcessingThreadsTest {
             assertThat(p.running()).as("only the stuck job's thread is busy, and it is not counted").isZero();
 
             release.countDown(); // the native call returns at last
-            Thread.sleep(200);
+            stuckThread[0].join(10_000); // and the stuck thread ends, its late outcome handled
+            assertThat(stuckThread[0].isAlive()).isFalse();
             assertThat(sink.events.stream().filter(e -> e.equals("commit 1")).count()).as("its late outcome is dropped").isEqualTo(1);
             assertThat(served).as("only the job that finished is service").containsExactly("other");
             scheduler.add(item("other", 3));
-            deadline = System.nanoTime() + 10_000_000_000L;
-            while (!sink.events.contains("commit 3") && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(sink.await("commit 3")).isTrue();
             assertThat(sink.events).contains("commit 3");
             assertThat(p.alive()).isEqualTo(1);
         } finally {
             release.countDown();
-            p.stop(System.nanoTime() + 1_000_000_000L);
+            p.stop(clock.nanoTime() + 1_000_000_000L);
         }
     }
 
@@ -199,16 +226,14 @@ class ProcessingThreadsTest {
         java.util.concurrent.CompletableFuture<JobRunner.Outcome> write = new java.util.concurrent.CompletableFuture<>();
         ProcessingThreads p = threads((m, attempt, at) -> new JobRunner.Outcome.Finishing(write), t -> false, sink, new CopyOnWriteArrayList<>());
         assertThat(p.runOne(item("a", 1))).isTrue();
+        Thread stopping = Thread.currentThread();
         Thread.ofPlatform().start(() -> {
-            try {
-                Thread.sleep(300);
-            } catch (InterruptedException e) {
-                return;
-            }
+            // The write ends only once stop() is waiting for it.
+            ThreadStates.awaitTimedWaiting(stopping);
             write.complete(new JobRunner.Outcome.Finished(true));
         });
         long t0 = System.nanoTime();
-        p.stop(t0 + 10_000_000_000L);
+        p.stop(clock.nanoTime() + 10_000_000_000L);
         assertThat(sink.events).as("stop returned only after the write settled the offset").containsExactly("taken 1", "commit 1");
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
     }
@@ -220,7 +245,8 @@ class ProcessingThreadsTest {
         Recorder sink = new Recorder();
         java.util.Map<String, java.util.concurrent.CompletableFuture<JobRunner.Outcome>> writes = new java.util.concurrent.ConcurrentHashMap<>();
         ProcessingThreads p = new ProcessingThreads(fair, (m, attempt, at) -> new JobRunner.Outcome.Finishing(
-                writes.computeIfAbsent(m.jobId(), k -> new java.util.concurrent.CompletableFuture<>())), t -> false, sink, (t, c, s) -> {}, () -> false, 1, 0, 0);
+                writes.computeIfAbsent(m.jobId(), k -> new java.util.concurrent.CompletableFuture<>())), t -> false, sink, (t, c, s) -> {}, () -> false, 1, 0, 0,
+                clock::nanoTime);
         fair.add(item("a", 1));
         fair.add(item("a", 2));
         fair.add(item("b", 3));

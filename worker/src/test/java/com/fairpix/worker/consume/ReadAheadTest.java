@@ -2,9 +2,12 @@ package com.fairpix.worker.consume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.ThreadStates;
 import com.fairpix.worker.consume.ReadAhead.Verdict;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +16,8 @@ class ReadAheadTest {
     private static final TopicPartition P1 = new TopicPartition("jobs", 1);
 
     private static ReadAhead tenantMode(int tenantRecords, int totalRecords) {
-        return new ReadAhead(ReadAhead.Mode.TENANT, new ReadAhead.Limits(tenantRecords, 1 << 20, totalRecords, 8 << 20, 32));
+        // The system's clock: claimDue's timed wait is real.
+        return new ReadAhead(ReadAhead.Mode.TENANT, new ReadAhead.Limits(tenantRecords, 1 << 20, totalRecords, 8 << 20, 32), System::nanoTime);
     }
 
     @Test
@@ -87,7 +91,7 @@ class ReadAheadTest {
 
     @Test
     void aRecordLargerThanTheByteLimitStillGoesThroughAlone() {
-        ReadAhead ra = new ReadAhead(ReadAhead.Mode.TENANT, new ReadAhead.Limits(4, 1_000, 100, 10_000, 32));
+        ReadAhead ra = new ReadAhead(ReadAhead.Mode.TENANT, new ReadAhead.Limits(4, 1_000, 100, 10_000, 32), System::nanoTime);
         assertThat(ra.offer(P0, 0, "a", 5_000, 0)).isEqualTo(Verdict.BUFFER);
         assertThat(ra.offer(P0, 1, "a", 10, 1)).isEqualTo(Verdict.READ_PAST);
         assertThat(ra.bytes()).isEqualTo(5_000);
@@ -128,7 +132,7 @@ class ReadAheadTest {
 
     @Test
     void partitionModePausesAFullPartitionUntilItIsHalfDrained() {
-        ReadAhead ra = new ReadAhead(ReadAhead.Mode.PARTITION, new ReadAhead.Limits(1, 1, 1_000, 1, 4));
+        ReadAhead ra = new ReadAhead(ReadAhead.Mode.PARTITION, new ReadAhead.Limits(1, 1, 1_000, 1, 4), System::nanoTime);
         for (long o = 0; o < 4; o++) assertThat(ra.offer(P0, o, "noisy", 100, o)).isEqualTo(Verdict.BUFFER);
         ra.offer(P1, 0, "quiet", 100, 0);
         Set<TopicPartition> assigned = Set.of(P0, P1);
@@ -166,18 +170,19 @@ class ReadAheadTest {
         ra.offer(P0, 0, "a", 1, 0);
         ra.offer(P0, 1, "a", 1, 1);
         ra.offer(P0, 2, "a", 1, 2);
-        Thread releaser = Thread.ofPlatform().start(() -> {
+        CompletableFuture<List<ReadAhead.CatchUp>> claimed = new CompletableFuture<>();
+        Thread claimer = Thread.ofPlatform().start(() -> {
             try {
-                Thread.sleep(100);
-            } catch (InterruptedException ignored) {
-                return;
+                claimed.complete(ra.claimDue(5_000_000_000L));
+            } catch (InterruptedException e) {
+                claimed.completeExceptionally(e);
             }
-            ra.released(P0, "a", 1, 0);
         });
-        long started = System.nanoTime();
-        List<ReadAhead.CatchUp> due = ra.claimDue(5_000_000_000L);
-        long waitedMs = (System.nanoTime() - started) / 1_000_000;
-        releaser.join();
+        ThreadStates.awaitTimedWaiting(claimer); // nothing is due yet: it waits
+        long released = System.nanoTime();
+        ra.released(P0, "a", 1, 0);
+        List<ReadAhead.CatchUp> due = claimed.get(10, TimeUnit.SECONDS);
+        long waitedMs = (System.nanoTime() - released) / 1_000_000;
         assertThat(due).hasSize(1);
         assertThat(waitedMs).as("woken by the release, not the 5 s timeout").isLessThan(4_000);
         assertThat(ra.claimDue(1_000_000L)).as("timeout with nothing due").isEmpty();

@@ -3,6 +3,7 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import com.fairpix.core.Corpus;
 import com.fairpix.core.error.JobFailure;
 import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.job.JobSpec;
@@ -62,7 +63,7 @@ class CorpusTest {
     /** What the expected column asks for. */
     record Expectation(boolean decode, boolean reject, String reason, Integer width, Integer height, boolean alpha, String reference, boolean equal) {
         static Expectation of(Corpus.Row row, byte[] data) {
-            String e = row.expected();
+            String e = row.get("expected");
             String lower = e.toLowerCase(Locale.ROOT);
             boolean allowed = ImageFormat.sniff(data) != null;
             // Rows that read "decode where <format> input is supported": fairpix reads TIFF, BMP, GIF,
@@ -94,9 +95,9 @@ class CorpusTest {
             // (CIELAB TIFF) and the CMYK "policy" row are checked for what happened (FormatsTest checks the colour).
             String reason = null;
             if (!allowed) reason = "unsupported-format";
-            else if (lower.contains("truncat") || row.name().contains("truncated")) reason = "truncated";
+            else if (lower.contains("truncat") || row.file().contains("truncated")) reason = "truncated";
             else if (lower.contains("from the header") || lower.contains("pixel limit")) reason = "too-many-pixels";
-            else if (lower.contains("animated") || row.name().startsWith("rotating-squares")) reason = "animated";
+            else if (lower.contains("animated") || row.file().startsWith("rotating-squares")) reason = "animated";
             boolean reject = lower.startsWith("reject") || lower.contains("rejection") || lower.contains("unsupported") || !allowed;
             return new Expectation(false, reject, reason, null, null, false, null, false);
         }
@@ -105,7 +106,7 @@ class CorpusTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void everyCorpusFileHasItsExpectedOutcome(Corpus.Row row) throws Exception {
-        byte[] data = Files.readAllBytes(row.file());
+        byte[] data = Files.readAllBytes(row.path());
         Expectation exp = Expectation.of(row, data);
         long t0 = System.nanoTime();
         Decoded decoded = null;
@@ -127,7 +128,7 @@ class CorpusTest {
                 NEW_FORMATS.put(row.toString(), format.id() + " " + outcome + (decoded != null ? " " + decoded.image().cols() + "x" + decoded.image().rows() + " c" + decoded.image().channels() : ""));
             }
             if (exp.decode()) {
-                if (rejected != null) fail(row + " must decode (" + row.expected() + ") but was rejected: " + rejected.reason() + " " + rejected.getMessage());
+                if (rejected != null) fail(row + " must decode (" + row.get("expected") + ") but was rejected: " + rejected.reason() + " " + rejected.getMessage());
                 if (exp.width() != null) {
                     String want = exp.width() + "x" + exp.height();
                     com.fairpix.core.image.ImageHeader h = com.fairpix.core.image.ImageHeader.read(data);
@@ -141,18 +142,18 @@ class CorpusTest {
                     assertThat(decoded.image().cols() + "x" + decoded.image().rows()).as(row + " size").isEqualTo(want);
                 }
                 if (exp.alpha()) assertThat(decoded.image().channels()).as(row + " keeps alpha").isEqualTo(4);
-                if (exp.reference() != null && !exp.reference().equals(row.name())) {
-                    Path ref = row.file().resolveSibling(exp.reference());
+                if (exp.reference() != null && !exp.reference().equals(row.file())) {
+                    Path ref = row.path().resolveSibling(exp.reference());
                     if (Files.isRegularFile(ref)) {
                         try (Decoded r = DECODE.apply(Files.readAllBytes(ref), FULL)) {
                             assertThat(r.image().size()).as(row + " same size as " + exp.reference()).isEqualTo(decoded.image().size());
-                            double mad = Corpus.mad(decoded.image(), r.image());
+                            double mad = TestImages.mad(decoded.image(), r.image());
                             assertThat(mad).as(row + " mean abs diff to " + exp.reference()).isLessThan(exp.equal() ? 1.0 : 5.0);
                         }
                     }
                 }
             } else if (exp.reject()) {
-                if (rejected == null) fail(row + " must be rejected (" + row.expected() + ") but decoded " + decoded.image().size());
+                if (rejected == null) fail(row + " must be rejected (" + row.get("expected") + ") but decoded " + decoded.image().size());
                 if (exp.reason() != null) assertThat(rejected.reason()).as(row + " reason").isEqualTo(exp.reason());
             }
             if (decoded != null) {

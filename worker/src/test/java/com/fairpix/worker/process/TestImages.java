@@ -86,6 +86,14 @@ final class TestImages {
         }
     }
 
+    /** Mean absolute difference over all channels, 0–255 levels. */
+    static double mad(Mat a, Mat b) {
+        double[] perChannel = meanAbsDiff(a, b);
+        double sum = 0;
+        for (int c = 0; c < a.channels(); c++) sum += perChannel[c];
+        return sum / a.channels();
+    }
+
     static double[] mean(Mat m) {
         return Core.mean(m).val;
     }

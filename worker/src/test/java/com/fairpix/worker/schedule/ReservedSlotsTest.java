@@ -3,6 +3,7 @@ package com.fairpix.worker.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fairpix.core.ThreadStates;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -226,14 +227,15 @@ class ReservedSlotsTest {
     @Test
     void aReservedThreadIsWokenWhenTheLastSharedTakeMakesAQueuedJobItsOwn() throws Exception {
         FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> Integer.MAX_VALUE, 1, 1);
-        java.util.concurrent.CompletableFuture<JobScheduler.Item<String>> reserved = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        java.util.concurrent.CompletableFuture<JobScheduler.Item<String>> reserved = new java.util.concurrent.CompletableFuture<>();
+        Thread taker = Thread.ofPlatform().start(() -> {
             try {
-                return s.take(10, TimeUnit.SECONDS, JobScheduler.Slot.RESERVED);
+                reserved.complete(s.take(10, TimeUnit.SECONDS, JobScheduler.Slot.RESERVED));
             } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
+                reserved.completeExceptionally(e);
             }
         });
-        Thread.sleep(100); // the reserved thread waits: the shared slot is free
+        ThreadStates.awaitTimedWaiting(taker); // the reserved thread waits: the shared slot is free
         // Equal start tags: the flood, backlogged first, is ahead until its first job is taken.
         s.add(new JobScheduler.Item<>("flood", 1.0, "f0"));
         s.add(new JobScheduler.Item<>("flood", 1.0, "f1"));

@@ -7,6 +7,7 @@ import com.fairpix.core.error.JobFailure;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobSpec;
+import com.fairpix.core.storage.InMemoryObjectStore;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

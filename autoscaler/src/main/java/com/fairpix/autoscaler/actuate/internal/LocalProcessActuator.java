@@ -5,6 +5,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,12 +45,21 @@ public final class LocalProcessActuator implements Actuator {
     private final Options options;
     private final Map<String, List<Managed>> running = new ConcurrentHashMap<>();
     private final List<Process> stopping = new CopyOnWriteArrayList<>();
+    private final Clock clock;
+    private final LongSupplier nanos;
 
-    public LocalProcessActuator(Options options) {
+    /**
+     * @param clock the wall clock: when each worker was started ({@link #details})
+     * @param nanos monotonic clock, nanoseconds, that bounds {@link #close}'s wait
+     * @throws IllegalArgumentException when {@code options.jar()} is not a file
+     */
+    public LocalProcessActuator(Options options, Clock clock, LongSupplier nanos) {
         if (!Files.isRegularFile(options.jar())) {
             throw new IllegalArgumentException("the local actuator needs the packaged jar, not found: " + options.jar() + " (build with mvn -DskipTests install)");
         }
         this.options = options;
+        this.clock = clock;
+        this.nanos = nanos;
     }
 
     @Override
@@ -84,7 +95,7 @@ public final class LocalProcessActuator implements Actuator {
             pb.environment().putIfAbsent("OPENCV_IO_MAX_IMAGE_PIXELS", System.getenv().getOrDefault("FAIRPIX_WORKER_MAX_PIXELS", "100000000"));
             Process p = pb.start();
             LocalProcessActuator.log.info("started worker pid {} for pool {} (log {})", p.pid(), pool, log);
-            return new Managed(p, log, Instant.now());
+            return new Managed(p, log, clock.instant());
         } catch (IOException e) {
             throw new ActuatorException("cannot start a worker for pool " + pool + ": " + e.getMessage(), e);
         }
@@ -137,8 +148,8 @@ public final class LocalProcessActuator implements Actuator {
             List<Managed> list = running.get(pool);
             while (!list.isEmpty()) stop(pool, list.removeLast());
         }
-        long until = System.nanoTime() + options.grace().toNanos() + TimeUnit.SECONDS.toNanos(10);
-        while (stoppingCount() > 0 && System.nanoTime() < until) {
+        long until = nanos.getAsLong() + options.grace().toNanos() + TimeUnit.SECONDS.toNanos(10);
+        while (stoppingCount() > 0 && nanos.getAsLong() < until) {
             try {
                 Thread.sleep(50);
             } catch (InterruptedException e) {

@@ -66,14 +66,14 @@ final class PoolLease {
     private boolean leasing;
     private long failedAt = Long.MIN_VALUE / 2;
 
-    /** How long a decision waits for another thread's lease: longer than a healthy round trip, shorter than a Redis timeout. */
-    static final long WAIT_FOR_LEASE_NANOS = 500_000_000L;
+    /** How long a decision waits for another thread's lease (µs, node clock): longer than a healthy round trip, shorter than a Redis timeout. */
+    static final long WAIT_FOR_LEASE_MICROS = 500_000L;
     /** After a failed lease, threads decide on what the node holds for this long (µs, node clock) instead of retrying it one after another. */
     static final long FAILED_LEASE_BACKOFF_MICROS = 1_000_000L;
 
     /**
      * @param leaseMicros the lease period P, µs (> 0): a lease asks for C × P tokens
-     * @param clock       µs; the same clock for every call
+     * @param clock       µs; the same clock for every call, which also bounds the wait for another thread's lease
      */
     PoolLease(Bucket bucket, long leaseMicros, LongSupplier clock) {
         this.bucket = bucket;
@@ -93,7 +93,7 @@ final class PoolLease {
         long settle;
         long want;
         synchronized (this) {
-            long waitUntil = System.nanoTime() + WAIT_FOR_LEASE_NANOS;
+            long waitUntil = clock.getAsLong() + WAIT_FOR_LEASE_MICROS;
             while (true) {
                 long now = clock.getAsLong();
                 boolean short_ = held < cost && Math.max(held, 0) + estimate(l, now) >= cost;
@@ -104,10 +104,10 @@ final class PoolLease {
                 if (!leasing) break;
                 // Another thread is leasing: wait for its answer rather than be refused for want
                 // of tokens that are on their way (bounded: a lease takes one round trip).
-                long left = waitUntil - System.nanoTime();
+                long left = waitUntil - now;
                 if (left <= 0) return take(l, cost, now);
                 try {
-                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+                    java.util.concurrent.TimeUnit.MICROSECONDS.timedWait(this, left);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return take(l, cost, now);

@@ -39,32 +39,41 @@ public final class RedisAdmission implements Admission {
     private final UnifiedJedis redis;
     private final AdmissionConfig config;
     private final FarmShare share;
+    /** The node's clock for its pool leases, µs (only differences are used). */
+    private final LongSupplier nodeMicros;
+    /** µs since the epoch passed to the scripts instead of Redis {@code TIME} ({@link #onTestClock}); null in production. */
     private final LongSupplier testClock;
     private final java.util.concurrent.ConcurrentHashMap<String, PoolLease> leases = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** With the config's own capacity (pinned, or none). */
-    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config) {
-        this(redis, config, FarmShare.fixed(config.farmCapacity()), null);
-    }
-
-    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, FarmShare share) {
-        this(redis, config, share, null);
+    /** With the config's own capacity (pinned, or none). @param nanos monotonic clock, ns, that times the pool leases */
+    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, LongSupplier nanos) {
+        this(redis, config, FarmShare.fixed(config.farmCapacity()), nanos);
     }
 
     /**
-     * @param testClock µs since the epoch passed to the script instead of Redis {@code TIME}, for
-     *                  tests that move time by hand against the real Redis; null in production
+     * Decisions timed by Redis {@code TIME}, this node's pool leases by {@code nanos}.
+     *
+     * @param share each pool's capacity and guarantee scale, read on every decision
+     * @param nanos monotonic clock, nanoseconds, that times the pool leases
      */
-    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, LongSupplier testClock) {
-        this(redis, config, FarmShare.fixed(config.farmCapacity()), testClock);
+    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, FarmShare share, LongSupplier nanos) {
+        this(redis, config, share, () -> nanos.getAsLong() / 1000, null);
     }
 
-    /** @param share each pool's capacity and guarantee scale, read on every decision */
-    public RedisAdmission(UnifiedJedis redis, AdmissionConfig config, FarmShare share, LongSupplier testClock) {
+    private RedisAdmission(UnifiedJedis redis, AdmissionConfig config, FarmShare share, LongSupplier nodeMicros, LongSupplier testClock) {
         this.redis = redis;
         this.config = config;
         this.share = share;
+        this.nodeMicros = nodeMicros;
         this.testClock = testClock;
+    }
+
+    /**
+     * For tests that move time by hand against the real Redis: {@code micros} (µs since the epoch)
+     * is passed to the scripts instead of Redis {@code TIME} and times the pool leases too.
+     */
+    public static RedisAdmission onTestClock(UnifiedJedis redis, AdmissionConfig config, FarmShare share, LongSupplier micros) {
+        return new RedisAdmission(redis, config, share, micros, micros);
     }
 
     @Override
@@ -101,8 +110,7 @@ public final class RedisAdmission implements Admission {
     private PoolLease lease(String pool) {
         return leases.computeIfAbsent(pool, p -> new PoolLease(
                 (rate, burst, settle, want, now) -> leaseFromRedis(p, rate, burst, settle, want, now),
-                config.poolLease().toNanos() / 1000,
-                testClock != null ? testClock : () -> System.nanoTime() / 1000));
+                config.poolLease().toNanos() / 1000, nodeMicros));
     }
 
     private PoolLease.Grant leaseFromRedis(String pool, long rate, long burst, long settle, long want, long now) {

@@ -1,14 +1,13 @@
-package com.fairpix.worker.store;
+package com.fairpix.core.storage;
 
-import com.fairpix.core.storage.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A small fake of our ObjectStore interface for unit tests (the S3 contract is tested against S3Proxy). */
-final class InMemoryObjectStore implements ObjectStore {
-    final Map<String, byte[]> objects = new ConcurrentHashMap<>();
+/** An {@link ObjectStore} in memory for unit tests; ObjectStoreContract holds it to what S3ObjectStore does. */
+public final class InMemoryObjectStore implements ObjectStore {
+    private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
 
     @Override
     public void put(String key, byte[] data, String contentType) {
