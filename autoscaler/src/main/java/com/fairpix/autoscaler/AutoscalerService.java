@@ -8,6 +8,7 @@ import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.signal.internal.FarmSignalSource;
 import com.fairpix.autoscaler.signal.internal.IngestQpsReader;
 import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.core.admission.AdmissionLeases;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.http.ServiceHttp;
@@ -45,14 +46,15 @@ public final class AutoscalerService {
         // A reading must finish well within one period, or the next one is late.
         Duration readTimeout = Duration.ofMillis(Math.max(2000, Math.min(5000, interval * 800L)));
         com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis);
+        AdmissionLeases leases = new AdmissionLeases(redis);
+        Clock clock = Clock.systemUTC();
         FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(bootstrap, readTimeout), new IngestQpsReader(redis), interval, redis,
                 new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
                 t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0),
-                // Leases not yet expired (scores are expiry times in µs): the tenant's jobs queued or running.
-                t -> redis.zcount(com.fairpix.core.redis.RedisKeys.admissionLeases(t), System.currentTimeMillis() * 1000.0, Double.POSITIVE_INFINITY));
+                t -> leases.live(t, clock.instant()));
         Actuator actuator = actuator(config, workerJar, policies.values().iterator().next().minReplicas());
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
-        Autoscaler autoscaler = new Autoscaler(policies, signals, actuator, Clock.systemUTC(), registry);
+        Autoscaler autoscaler = new Autoscaler(policies, signals, actuator, clock, registry);
         autoscaler.startHttp(registry, config.get(Setting.BIND_HOST), httpPort, config.get(Setting.ADMIN_TOKEN));
         autoscaler.startLoop(Duration.ofSeconds(interval));
         return autoscaler;
