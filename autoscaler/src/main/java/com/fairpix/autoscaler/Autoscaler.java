@@ -7,7 +7,7 @@ import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.policy.PoolScaler;
 import com.fairpix.autoscaler.policy.Reason;
-import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
+import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.SignalSource;
 import com.fairpix.core.error.ApiProblem;
@@ -52,7 +52,7 @@ public final class Autoscaler implements AutoCloseable {
         this.actuator = actuator;
         this.clock = clock;
         this.metrics = metrics;
-        StabilizedPolicy policy = new StabilizedPolicy();
+        ScalingPolicy policy = ScalingPolicy.stabilized();
         policies.forEach((pool, config) -> {
             PoolControl control = new PoolControl(new PoolScaler(pool, policy, config, clock));
             pools.put(pool, control);

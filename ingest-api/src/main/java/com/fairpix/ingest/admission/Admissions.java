@@ -26,6 +26,14 @@ public final class Admissions {
         return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config, share), config, share, clock), registry, tenantTags);
     }
 
+    /**
+     * The Redis-shared limiter alone, with the config's own capacity: no outage fallback, no
+     * metrics (what the admission benchmark measures).
+     */
+    public static Admission redisAlone(UnifiedJedis redis, AdmissionConfig config) {
+        return new RedisAdmission(redis, config);
+    }
+
     /** One node, in memory, on {@code clock}. */
     public static Admission local(AdmissionConfig config, Clock clock) {
         return new LocalAdmission(config, clock);
