@@ -23,6 +23,7 @@ import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.process.NativeMemoryBudget;
+import com.fairpix.worker.run.JobRunner;
 import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.schedule.FairScheduler;
 import com.fairpix.worker.schedule.FairnessMeter;

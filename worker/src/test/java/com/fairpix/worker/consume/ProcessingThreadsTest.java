@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobSpec;
-import com.fairpix.worker.JobRunner;
+import com.fairpix.worker.run.JobRunner;
 import com.fairpix.worker.schedule.FifoScheduler;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package com.fairpix.worker;
+package com.fairpix.worker.run;
 
 import com.fairpix.core.error.JobFailure;
 import com.fairpix.core.job.JobEvent;
