@@ -31,6 +31,14 @@ public record MetricsAccess(String token, int port) {
         return new MetricsAccess(config.get(Setting.METRICS_TOKEN).trim(), config.integer(Setting.METRICS_PORT));
     }
 
+    /** Refuses a {@code metrics.port} out of range when the config loads. */
+    public static final class Check implements com.fairpix.core.config.SettingsCheck {
+        @Override
+        public void check(FairpixConfig config) {
+            from(config);
+        }
+    }
+
     /** True when {@code /metrics} is served on the service port. */
     public boolean onServicePort() {
         return port < 0;
