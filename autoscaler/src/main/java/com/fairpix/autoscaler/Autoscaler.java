@@ -11,7 +11,7 @@ import com.fairpix.autoscaler.policy.Reason;
 import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.SignalSource;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.http.ServiceHttp;
 import com.fairpix.core.metrics.MetricNames;
 import io.javalin.Javalin;

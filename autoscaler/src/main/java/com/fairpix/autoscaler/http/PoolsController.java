@@ -1,7 +1,7 @@
 package com.fairpix.autoscaler.http;
 
 import com.fairpix.autoscaler.policy.PolicyConfig;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

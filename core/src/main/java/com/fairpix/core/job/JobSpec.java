@@ -1,7 +1,7 @@
 package com.fairpix.core.job;
 
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -3,7 +3,7 @@ package com.fairpix.core.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.json.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

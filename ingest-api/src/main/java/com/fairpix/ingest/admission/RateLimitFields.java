@@ -1,6 +1,6 @@
 package com.fairpix.ingest.admission;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package com.fairpix.ingest.auth;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantDirectory;

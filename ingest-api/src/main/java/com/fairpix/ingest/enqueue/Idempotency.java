@@ -1,6 +1,6 @@
 package com.fairpix.ingest.enqueue;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.json.Json;
 import java.nio.charset.StandardCharsets;

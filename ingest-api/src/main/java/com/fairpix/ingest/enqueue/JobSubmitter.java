@@ -1,6 +1,6 @@
 package com.fairpix.ingest.enqueue;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.job.JobMessage;

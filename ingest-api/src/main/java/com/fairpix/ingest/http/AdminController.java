@@ -1,6 +1,6 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobStore;

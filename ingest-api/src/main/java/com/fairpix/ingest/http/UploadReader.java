@@ -1,6 +1,6 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.ingest.enqueue.Upload;
 import java.io.ByteArrayOutputStream;

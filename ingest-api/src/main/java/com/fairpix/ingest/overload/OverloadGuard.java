@@ -1,6 +1,6 @@
 package com.fairpix.ingest.overload;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;

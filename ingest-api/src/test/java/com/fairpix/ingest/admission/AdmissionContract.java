@@ -2,7 +2,7 @@ package com.fairpix.ingest.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import java.time.Duration;

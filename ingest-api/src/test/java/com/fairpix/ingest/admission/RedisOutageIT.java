@@ -3,7 +3,7 @@ package com.fairpix.ingest.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.internal.FailoverAdmission;

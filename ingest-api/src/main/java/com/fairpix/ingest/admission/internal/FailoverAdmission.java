@@ -1,6 +1,6 @@
 package com.fairpix.ingest.admission.internal;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
