@@ -1,6 +1,9 @@
 package com.fairpix.ingest.http;
 
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobState;
@@ -79,8 +82,9 @@ public final class JobController {
         long[] read = {0};
         try {
             submit(ctx, tenant, read);
-        } catch (ApiProblem e) {
-            double cost = RefusalBudget.cost(e.status(), e.slug(), read[0]);
+        } catch (ApiProblem | Rejected | RetryLater e) {
+            ApiProblem refusal = Problems.of(e);
+            double cost = RefusalBudget.cost(refusal.status(), refusal.slug(), read[0]);
             if (cost > 0) {
                 refusals.charge(tenant.id(), cost);
                 refusalsCharged.increment();
