@@ -86,10 +86,6 @@ public class ApiProblem extends RuntimeException {
         return new ApiProblem(415, "unsupported-media-type", "Unsupported image type", detail);
     }
 
-    public static ApiProblem unprocessable(String slug, String detail) {
-        return new ApiProblem(422, slug, "Unprocessable image", detail);
-    }
-
     public static ApiProblem unavailable(String dependency, String detail, int retryAfterSeconds) {
         return new ApiProblem(503, "backend-unavailable", "Service temporarily unavailable", detail)
                 .with("dependency", dependency)

@@ -56,7 +56,7 @@ public final class AdminController {
 
     /** POST /admin/v1/tenants {"id": "...", ...limits}: 201 with the tenant and its API key (shown once). */
     public void createTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         JsonNode body = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         String id = body.path("id").asText(null);
         if (id == null || !Tenant.ID.matcher(id).matches()) {
@@ -85,7 +85,7 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants?cursor=&limit=: tenants in id order. */
     public void listTenants(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         int limit = Pagination.limit(ctx, 100, 1000);
         String cursor = ctx.queryParam("cursor");
         if (cursor != null && !Tenant.ID.matcher(cursor).matches()) throw ApiProblem.badRequest("invalid-cursor", "cursor must be a tenant id from a previous page's nextCursor.");
@@ -99,13 +99,13 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants/{id}. */
     public void getTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         ctx.json(view(tenant(ctx.pathParam("id"))));
     }
 
     /** PATCH /admin/v1/tenants/{id}: JSON merge patch of the settable limits. */
     public void patchTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         JsonNode patch = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         Tenant current = tenant(ctx.pathParam("id"));
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
@@ -140,7 +140,7 @@ public final class AdminController {
      * previous one keeps signing beside it for the overlap ({@code FAIRPIX_WEBHOOKS_SECRET_OVERLAP_SECONDS}).
      */
     public void rotateWebhookSecret(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant current = tenant(ctx.pathParam("id"));
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
         String fresh = WebhookSecrets.generate();
@@ -159,7 +159,7 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants/{id}/webhooks?before=&limit=: the tenant's deliveries, newest first (no payloads). */
     public void listDeliveries(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         int limit = Pagination.limit(ctx, 50, 1000);
         Long before = null;
@@ -182,7 +182,7 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants/{id}/webhooks/{deliveryId}: the delivery, its payload and every attempt. */
     public void getDelivery(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         ctx.json(delivery(ctx));
     }
 
@@ -191,14 +191,14 @@ public final class AdminController {
      * the same {@code webhook-id} with a fresh timestamp and signature; a new retry series starts.
      */
     public void redeliver(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         WebhookDelivery d = delivery(ctx);
         ctx.status(202).json(summary(requeue(d)));
     }
 
     /** POST /admin/v1/tenants/{id}/webhooks/replay-failed?since=ISO-8601: redelivers every dead-lettered delivery since then. */
     public void replayFailed(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         String sinceText = ctx.queryParam("since");
         if (sinceText == null) throw ApiProblem.badRequest("invalid-since", "since is required: an ISO-8601 instant, e.g. 2026-01-31T00:00:00Z.");
@@ -262,7 +262,7 @@ public final class AdminController {
 
     /** DELETE /admin/v1/tenants/{id}: keys revoked, ingest answers 401; the record stays as a tombstone. */
     public void deleteTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant current = tenant(ctx.pathParam("id"));
         Tenant deleted = current.state() == TenantState.DELETED ? current
                 : tenants.update(current.id(), t -> t.withState(TenantState.DELETED)).orElseThrow();
@@ -271,7 +271,7 @@ public final class AdminController {
     }
 
     private void transition(Context ctx, Set<TenantState> from, TenantState to) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant current = tenant(ctx.pathParam("id"));
         if (!from.contains(current.state())) {
             throw ApiProblem.conflict("invalid-transition", "Tenant '" + current.id() + "' is " + current.state() + "; it cannot become " + to + ".");
@@ -288,7 +288,7 @@ public final class AdminController {
 
     /** POST /admin/v1/tenants/{id}/keys: a further API key (for rotation), shown once. */
     public void createKey(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         if (tenant.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + tenant.id() + "' is deleted.");
         String key = tenants.createKey(tenant.id());
@@ -301,14 +301,14 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants/{id}/keys: key ids and creation times (never the keys). */
     public void listKeys(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         ctx.json(Map.of("tenant", tenant.id(), "keys", tenants.keys(tenant.id())));
     }
 
     /** DELETE /admin/v1/tenants/{id}/keys/{keyId}: the key stops working on every node within a second. */
     public void revokeKey(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         String keyId = ctx.pathParam("keyId");
         if (!tenants.revokeKey(tenant.id(), keyId)) throw ApiProblem.notFound("Tenant '" + tenant.id() + "' has no key " + keyId + ".");
@@ -317,7 +317,7 @@ public final class AdminController {
 
     /** GET /admin/v1/jobs/{id}: any tenant's job, with its tenant. */
     public void getJob(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         String id = ctx.pathParam("id");
         if (!JobIds.isValid(id)) throw ApiProblem.notFound("No job " + id + ".");
         String tenant = jobs.tenantOf(id).orElseThrow(() -> ApiProblem.notFound("No job " + id + "."));
