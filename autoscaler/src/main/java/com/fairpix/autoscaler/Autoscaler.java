@@ -11,7 +11,7 @@ import com.fairpix.autoscaler.policy.Reason;
 import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.SignalSource;
-import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.error.Rejected;
 import com.fairpix.core.http.ServiceHttp;
 import com.fairpix.core.metrics.MetricNames;
 import io.javalin.Javalin;
@@ -171,7 +171,7 @@ public final class Autoscaler implements ManagedPools, AutoCloseable {
 
     PoolControl control(String pool) {
         PoolControl c = pools.get(pool);
-        if (c == null) throw ApiProblem.notFound("No pool '" + pool + "'; this autoscaler manages " + pools.keySet() + " (FAIRPIX_AUTOSCALER_POOLS).");
+        if (c == null) throw Rejected.notFound("No pool '" + pool + "'; this autoscaler manages " + pools.keySet() + " (FAIRPIX_AUTOSCALER_POOLS).");
         return c;
     }
 
@@ -247,7 +247,7 @@ public final class Autoscaler implements ManagedPools, AutoCloseable {
         synchronized (c) {
             PolicyConfig p = c.scaler.config();
             if (replicas < p.minReplicas() || replicas > p.maxReplicas()) {
-                throw ApiProblem.badRequest("replicas-out-of-bounds", "replicas must be within [" + p.minReplicas() + ", " + p.maxReplicas()
+                throw Rejected.invalid("replicas-out-of-bounds", "replicas must be within [" + p.minReplicas() + ", " + p.maxReplicas()
                         + "] (the pool's minReplicas/maxReplicas; change them with 'fairpix scale policy').");
             }
             c.mode = PoolControl.Mode.MANUAL;

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * The pools the admin API reads and steers, as the autoscaler exposes them (the http package's
  * view of {@code Autoscaler}, which depends on this package, not the reverse). Every method taking
- * a pool refuses one it does not manage: 404 {@code not-found}.
+ * a pool throws {@link com.fairpix.core.error.Rejected} (not found) for one it does not manage.
  */
 public interface ManagedPools {
     /** The pools managed, in the order configured. */
@@ -30,8 +30,10 @@ public interface ManagedPools {
     void reconfigure(String pool, PolicyConfig next);
 
     /**
-     * Pins the pool to {@code replicas} until {@link #resume}; refuses a number outside the
-     * policy's minReplicas..maxReplicas (400 {@code replicas-out-of-bounds}).
+     * Pins the pool to {@code replicas} until {@link #resume}.
+     *
+     * @throws com.fairpix.core.error.Rejected invalid, {@code replicas-out-of-bounds}, outside the
+     *         policy's minReplicas..maxReplicas
      */
     void set(String pool, int replicas);
 
