@@ -12,8 +12,4 @@ public final class Permanent extends FairpixException {
     public Permanent(String reason, String message) {
         super(reason, message, null);
     }
-
-    public Permanent(String reason, String message, Throwable cause) {
-        super(reason, message, cause);
-    }
 }
