@@ -2,15 +2,16 @@ package com.fairpix.autoscaler;
 
 import com.fairpix.autoscaler.actuate.Actuator;
 import com.fairpix.autoscaler.http.AdminGuard;
+import com.fairpix.autoscaler.http.ManagedPools;
 import com.fairpix.autoscaler.http.PoolsController;
 import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.policy.PoolScaler;
 import com.fairpix.autoscaler.policy.Reason;
-import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
+import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.SignalSource;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
 import com.fairpix.core.http.ServiceHttp;
 import com.fairpix.core.metrics.MetricNames;
 import io.javalin.Javalin;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * decide, applies operator overrides (pause, manual set), tells the actuator, and records the
  * decision with its inputs (log, metrics, admin API). Serves /admin/v1/pools, /metrics, /health.
  */
-public final class Autoscaler implements AutoCloseable {
+public final class Autoscaler implements ManagedPools, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Autoscaler.class);
 
     private final Map<String, PoolControl> pools = new LinkedHashMap<>();
@@ -52,7 +53,7 @@ public final class Autoscaler implements AutoCloseable {
         this.actuator = actuator;
         this.clock = clock;
         this.metrics = metrics;
-        StabilizedPolicy policy = new StabilizedPolicy();
+        ScalingPolicy policy = ScalingPolicy.stabilized();
         policies.forEach((pool, config) -> {
             PoolControl control = new PoolControl(new PoolScaler(pool, policy, config, clock));
             pools.put(pool, control);
@@ -94,10 +95,12 @@ public final class Autoscaler implements AutoCloseable {
         return http == null ? List.of() : com.fairpix.core.http.ServiceHttp.routes(http);
     }
 
+    @Override
     public String actuatorKind() {
         return actuator.kind();
     }
 
+    @Override
     public List<String> pools() {
         return List.copyOf(pools.keySet());
     }
@@ -168,11 +171,11 @@ public final class Autoscaler implements AutoCloseable {
 
     PoolControl control(String pool) {
         PoolControl c = pools.get(pool);
-        if (c == null) throw ApiProblem.notFound("No pool '" + pool + "'; this autoscaler manages " + pools.keySet() + " (FAIRPIX_AUTOSCALER_POOLS).");
+        if (c == null) throw Rejected.notFound("No pool '" + pool + "'; this autoscaler manages " + pools.keySet() + " (FAIRPIX_AUTOSCALER_POOLS).");
         return c;
     }
 
-    /** Status of one pool, as the admin API shows it. */
+    @Override
     public Map<String, Object> status(String pool) {
         PoolControl c = control(pool);
         synchronized (c) {
@@ -216,6 +219,7 @@ public final class Autoscaler implements AutoCloseable {
         }
     }
 
+    @Override
     public List<Decision> decisions(String pool, int limit) {
         PoolControl c = control(pool);
         synchronized (c) {
@@ -223,11 +227,12 @@ public final class Autoscaler implements AutoCloseable {
         }
     }
 
+    @Override
     public PolicyConfig policy(String pool) {
         return control(pool).scaler.config();
     }
 
-    /** Hot reload of one pool's policy; applies from the next evaluation. */
+    @Override
     public void reconfigure(String pool, PolicyConfig next) {
         PoolControl c = control(pool);
         synchronized (c) {
@@ -236,13 +241,13 @@ public final class Autoscaler implements AutoCloseable {
         log.info("policy of pool {} changed to {}", pool, next);
     }
 
-    /** Pins the pool to {@code replicas} until {@link #resume}; bounded by the policy's min/max. */
+    @Override
     public void set(String pool, int replicas) {
         PoolControl c = control(pool);
         synchronized (c) {
             PolicyConfig p = c.scaler.config();
             if (replicas < p.minReplicas() || replicas > p.maxReplicas()) {
-                throw ApiProblem.badRequest("replicas-out-of-bounds", "replicas must be within [" + p.minReplicas() + ", " + p.maxReplicas()
+                throw Rejected.invalid("replicas-out-of-bounds", "replicas must be within [" + p.minReplicas() + ", " + p.maxReplicas()
                         + "] (the pool's minReplicas/maxReplicas; change them with 'fairpix scale policy').");
             }
             c.mode = PoolControl.Mode.MANUAL;
@@ -252,6 +257,7 @@ public final class Autoscaler implements AutoCloseable {
         evaluateSoon(pool);
     }
 
+    @Override
     public void pause(String pool) {
         PoolControl c = control(pool);
         synchronized (c) {
@@ -260,6 +266,7 @@ public final class Autoscaler implements AutoCloseable {
         log.info("pool {} paused by an operator", pool);
     }
 
+    @Override
     public void resume(String pool) {
         PoolControl c = control(pool);
         synchronized (c) {

@@ -1,20 +1,16 @@
 package com.fairpix.autoscaler;
 
 import com.fairpix.autoscaler.actuate.Actuator;
-import com.fairpix.autoscaler.actuate.internal.DryRunActuator;
-import com.fairpix.autoscaler.actuate.internal.KubernetesActuator;
-import com.fairpix.autoscaler.actuate.internal.LocalProcessActuator;
+import com.fairpix.autoscaler.actuate.Actuators;
 import com.fairpix.autoscaler.policy.PolicyConfig;
-import com.fairpix.autoscaler.signal.internal.FarmSignalSource;
-import com.fairpix.autoscaler.signal.internal.IngestQpsReader;
-import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.autoscaler.signal.SignalSource;
+import com.fairpix.autoscaler.signal.Signals;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.http.ServiceHttp;
 import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.time.SystemTime;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -46,31 +42,12 @@ public final class AutoscalerService {
         UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         // A reading must finish well within one period, or the next one is late.
         Duration readTimeout = Duration.ofMillis(Math.max(2000, Math.min(5000, interval * 800L)));
-        com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis, clock);
-        FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(bootstrap, readTimeout), new IngestQpsReader(redis), interval, redis,
-                new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
-                t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0),
-                // Leases not yet expired (scores are expiry times in µs): the tenant's jobs queued or running.
-                t -> redis.zcount(com.fairpix.core.redis.RedisKeys.admissionLeases(t), clock.millis() * 1000.0, Double.POSITIVE_INFINITY));
-        Actuator actuator = actuator(config, workerJar, policies.values().iterator().next().minReplicas(), clock);
+        SignalSource signals = Signals.farm(config, redis, clock, readTimeout, interval);
+        Actuator actuator = Actuators.fromConfig(config, workerJar, policies.values().iterator().next().minReplicas(), clock, SystemTime.nanos());
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
         Autoscaler autoscaler = new Autoscaler(policies, signals, actuator, clock, registry);
         autoscaler.startHttp(registry, config.get(Setting.BIND_HOST), httpPort, config.get(Setting.ADMIN_TOKEN));
         autoscaler.startLoop(Duration.ofSeconds(interval));
         return autoscaler;
-    }
-
-    static Actuator actuator(FairpixConfig config, Path workerJar, int initial, Clock clock) {
-        return switch (config.get(Setting.AUTOSCALER_ACTUATOR)) {
-            case "kubernetes" -> new KubernetesActuator(new KubernetesClientBuilder().build(),
-                    config.get(Setting.AUTOSCALER_K8S_NAMESPACE), config.get(Setting.AUTOSCALER_K8S_DEPLOYMENT));
-            case "dry-run" -> new DryRunActuator(initial);
-            default -> {
-                String dir = config.get(Setting.AUTOSCALER_LOCAL_LOG_DIR);
-                Path logDir = dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "fairpix-workers") : Path.of(dir);
-                yield new LocalProcessActuator(new LocalProcessActuator.Options(LocalProcessActuator.currentJava(), workerJar,
-                        config.integer(Setting.AUTOSCALER_LOCAL_WORKER_THREADS), logDir, Duration.ofSeconds(40)), clock, SystemTime.nanos());
-            }
-        };
     }
 }

@@ -5,9 +5,8 @@ import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
+import com.fairpix.ingest.admission.Admissions;
 import com.fairpix.ingest.admission.Limits;
-import com.fairpix.ingest.admission.internal.LocalAdmission;
-import com.fairpix.ingest.admission.internal.RedisAdmission;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
@@ -84,10 +83,10 @@ public class AdmissionBenchmark {
                 .addLimit(Bandwidth.builder().capacity(1_000_000).refillGreedy(1_000_000, Duration.ofSeconds(1)).build())
                 .build();
         switch (limiter) {
-            case "fairpix-local" -> ours = new LocalAdmission(AdmissionConfig.defaults(), Clock.systemUTC());
+            case "fairpix-local" -> ours = Admissions.local(AdmissionConfig.defaults(), Clock.systemUTC());
             case "fairpix-redis" -> {
                 redis = Redis.connect(url);
-                ours = new RedisAdmission(redis, AdmissionConfig.defaults(), System::nanoTime);
+                ours = Admissions.redisAlone(redis, AdmissionConfig.defaults(), System::nanoTime);
             }
             case "fairpix-redis-borrow" -> {
                 // The production path: a pool capacity C (pinned at 1e6 tokens/s) and tenants
@@ -99,7 +98,7 @@ public class AdmissionBenchmark {
                     tenantRecords[i] = new Tenant("b" + run + "-" + i, TenantState.ACTIVE, 1, 1, 1_000_000, 1_000_000_000L,
                             1_000_000, 1 << 20, 50_000_000L, Tenant.FORMATS, null, null, "cpu", 1);
                 }
-                ours = new RedisAdmission(redis, AdmissionConfig.defaults().withFarmCapacity(1_000_000, 2), System::nanoTime);
+                ours = Admissions.redisAlone(redis, AdmissionConfig.defaults().withFarmCapacity(1_000_000, 2), System::nanoTime);
             }
             case "bucket4j-local" -> {
                 localBuckets = new Bucket[tenants];

@@ -2,7 +2,7 @@ package com.fairpix.cli;
 
 import com.fairpix.autoscaler.Autoscaler;
 import com.fairpix.autoscaler.AutoscalerService;
-import com.fairpix.autoscaler.actuate.internal.LocalProcessActuator;
+import com.fairpix.autoscaler.actuate.Actuators;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import java.util.EnumMap;
@@ -40,7 +40,7 @@ final class AutoscalerCommand implements Callable<Integer> {
         if (interval != null) more.put(Setting.AUTOSCALER_INTERVAL_SECONDS, interval.toString());
         FairpixConfig config = service.config(more);
         // The local actuator starts workers from the jar this command runs from (cli/target/fairpix.jar).
-        Autoscaler autoscaler = AutoscalerService.start(config, LocalProcessActuator.jarOf(Fairpix.class), config.integer(Setting.AUTOSCALER_PORT));
+        Autoscaler autoscaler = AutoscalerService.start(config, Actuators.jarOf(Fairpix.class), config.integer(Setting.AUTOSCALER_PORT));
         return Services.runUntilSignalled(autoscaler::close);
     }
 }

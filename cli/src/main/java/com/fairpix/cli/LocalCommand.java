@@ -41,7 +41,7 @@ final class LocalCommand implements Callable<Integer> {
         WebhooksService webhooks = WebhooksService.start(config, webhooksConfig, config.integer(Setting.WEBHOOKS_PORT), UrlGuard.SYSTEM_DNS);
         IngestApi api = IngestApi.start(config);
         Autoscaler autoscaler = withAutoscaler
-                ? AutoscalerService.start(config, com.fairpix.autoscaler.actuate.internal.LocalProcessActuator.jarOf(Fairpix.class), config.integer(Setting.AUTOSCALER_PORT))
+                ? AutoscalerService.start(config, com.fairpix.autoscaler.actuate.Actuators.jarOf(Fairpix.class), config.integer(Setting.AUTOSCALER_PORT))
                 : null;
         return Services.runUntilSignalled(() -> {
             if (autoscaler != null) autoscaler.close(); // stops the worker processes it started

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.within;
 import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.policy.ScalingPolicy;
-import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.core.capacity.SubmittedCost;
 import com.fairpix.core.config.FairpixConfig;
@@ -85,7 +84,7 @@ class OneCostUnitTest {
         Instant now = Instant.parse("2026-12-01T12:00:00Z");
         PoolSignals reading = PoolSignals.of("cpu", now, 0, Map.of(0, (long) MIX.size()), 1, Map.of()).withCostPerJob(perJob);
         PolicyConfig policy = PolicyConfig.from(defaults, "cpu");
-        Decision d = new StabilizedPolicy().decide(new ScalingPolicy.Input(policy, List.of(reading), reading, List.of(), null, null, 1, now));
+        Decision d = ScalingPolicy.stabilized().decide(new ScalingPolicy.Input(policy, List.of(reading), reading, List.of(), null, null, 1, now));
         assertThat(d.inputs().backlog()).isCloseTo(admitted, within(1e-6));
     }
 

@@ -6,7 +6,6 @@ import com.fairpix.autoscaler.Autoscaler;
 import com.fairpix.autoscaler.AutoscalerService;
 import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.Reason;
-import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
 import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;

@@ -2,7 +2,8 @@ package com.fairpix.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.autoscaler.signal.LagReader;
+import com.fairpix.autoscaler.signal.Signals;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.kafka.KafkaSupport;
@@ -33,7 +34,7 @@ class ConsumerLagIT {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(p); KafkaProducer<String, byte[]> producer = KafkaSupport.producer(bootstrap, "it-lag");
-             KafkaLagReader reader = new KafkaLagReader(bootstrap, Duration.ofSeconds(10))) {
+             LagReader reader = Signals.kafkaLag(bootstrap, Duration.ofSeconds(10))) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
             // A brand-new topic's leader is not known everywhere at once: wait for it before producing.
             for (long until = System.nanoTime() + 30_000_000_000L; ; Thread.sleep(100)) {

@@ -68,7 +68,7 @@ final class Farm {
      * measure what a worker does: leftovers would share it), then asserts the queue is empty.
      */
     static void drainCpuQueue(FairpixConfig config) throws Exception {
-        try (var lag = new com.fairpix.autoscaler.signal.internal.KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10))) {
+        try (var lag = com.fairpix.autoscaler.signal.Signals.kafkaLag(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10))) {
             if (cpuLag(lag) == 0) return;
             com.fairpix.worker.Worker cleaner = com.fairpix.worker.Worker.start(config.with(Setting.WORKER_PORT, "0"), 0);
             try {
@@ -82,7 +82,7 @@ final class Farm {
     }
 
     /** The cpu queue's lag in messages; 0 when its topic does not exist yet (a fresh stack: the test may run first). */
-    static long cpuLag(com.fairpix.autoscaler.signal.internal.KafkaLagReader lag) throws Exception {
+    static long cpuLag(com.fairpix.autoscaler.signal.LagReader lag) throws Exception {
         try {
             return lag.lagByPartition("cpu").values().stream().mapToLong(Long::longValue).sum();
         } catch (java.util.concurrent.ExecutionException e) {

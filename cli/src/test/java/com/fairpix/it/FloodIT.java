@@ -220,7 +220,7 @@ class FloodIT {
                 bRuns.set(false);
                 pool.shutdownNow();
                 // Leave the queue empty for the next test.
-                try (var lag = new com.fairpix.autoscaler.signal.internal.KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10))) {
+                try (var lag = com.fairpix.autoscaler.signal.Signals.kafkaLag(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10))) {
                     long deadline = System.nanoTime() + 180_000_000_000L;
                     while (Farm.cpuLag(lag) > 0 && System.nanoTime() < deadline) Thread.sleep(500);
                 }

@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.policy.PoolScaler;
-import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
+import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
-import com.fairpix.autoscaler.signal.internal.FarmSignalSource;
-import com.fairpix.autoscaler.signal.internal.IngestQpsReader;
-import com.fairpix.autoscaler.signal.internal.KafkaLagReader;
+import com.fairpix.autoscaler.signal.SignalSource;
+import com.fairpix.autoscaler.signal.Signals;
 import com.fairpix.core.Corpus;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
@@ -217,15 +216,11 @@ class IsolationIT {
 
     private static Decision autoscalerDecision(String tenant) throws Exception {
         redis.clients.jedis.UnifiedJedis redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL));
-        com.fairpix.core.tenant.TenantStore tenants = new com.fairpix.core.tenant.TenantStore(redis, Clock.systemUTC());
-        try (FarmSignalSource signals = new FarmSignalSource(new KafkaLagReader(config.get(Setting.KAFKA_BOOTSTRAP), Duration.ofSeconds(10)),
-                new IngestQpsReader(redis), 10, redis, new TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE)),
-                t -> tenants.get(t).map(com.fairpix.core.tenant.Tenant::rate).orElse(0.0),
-                t -> redis.zcount(com.fairpix.core.redis.RedisKeys.admissionLeases(t), System.currentTimeMillis() * 1000.0, Double.POSITIVE_INFINITY))) {
+        try (SignalSource signals = Signals.farm(config, redis, Clock.systemUTC(), Duration.ofSeconds(10), 10)) {
             PoolSignals reading = signals.read("gpu", Instant.now());
             assertThat(reading.ok()).as("signal reading: %s", reading).isTrue();
             assertThat(reading.tenantBacklog()).as("lag attributed to the tenant").containsKey(tenant);
-            PoolScaler scaler = new PoolScaler("gpu", new StabilizedPolicy(), PolicyConfig.from(config, "gpu"), Clock.systemUTC());
+            PoolScaler scaler = new PoolScaler("gpu", ScalingPolicy.stabilized(), PolicyConfig.from(config, "gpu"), Clock.systemUTC());
             return scaler.observe(reading, 1);
         }
     }

@@ -1,5 +1,6 @@
 package com.fairpix.worker;
 
+import com.fairpix.core.admission.AdmissionLeases;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.http.ServiceHttp;
@@ -8,7 +9,6 @@ import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.kafka.Topics;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.redis.Redis;
-import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.Tenant;
@@ -24,6 +24,7 @@ import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.process.NativeMemoryBudget;
+import com.fairpix.worker.run.JobRunner;
 import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.schedule.FairScheduler;
 import com.fairpix.worker.schedule.FairnessMeter;
@@ -118,9 +119,7 @@ public final class Worker implements AutoCloseable {
         ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker), config.longValue(Setting.MAX_UPLOAD_BYTES));
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
                 new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos), clock,
-                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500),
-                // The job's concurrency lease (admission control) is a member of this sorted set.
-                (tenant, jobId) -> redis.zrem(RedisKeys.admissionLeases(tenant), jobId));
+                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500), new AdmissionLeases(redis)::release);
 
         int finishingThreads = config.integer(Setting.WORKER_FINISHING_THREADS);
         java.util.concurrent.ExecutorService finishers = null;

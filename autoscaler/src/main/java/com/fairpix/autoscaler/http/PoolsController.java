@@ -1,8 +1,7 @@
 package com.fairpix.autoscaler.http;
 
-import com.fairpix.autoscaler.Autoscaler;
 import com.fairpix.autoscaler.policy.PolicyConfig;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -15,10 +14,10 @@ import java.util.Map;
 
 /** The autoscaler's admin API, /admin/v1/pools; every route is listed in {@link #register}. */
 public final class PoolsController {
-    private final Autoscaler autoscaler;
+    private final ManagedPools autoscaler;
     private final AdminGuard guard;
 
-    public PoolsController(Autoscaler autoscaler, AdminGuard guard) {
+    public PoolsController(ManagedPools autoscaler, AdminGuard guard) {
         this.autoscaler = autoscaler;
         this.guard = guard;
     }

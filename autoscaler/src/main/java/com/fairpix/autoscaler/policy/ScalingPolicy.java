@@ -1,5 +1,6 @@
 package com.fairpix.autoscaler.policy;
 
+import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import java.time.Instant;
 import java.util.List;
@@ -26,4 +27,12 @@ public interface ScalingPolicy {
                  Instant lastScaleOut, Instant lastAction, int current, Instant now) {}
 
     Decision decide(Input input);
+
+    /**
+     * fairpix's policy: threshold triggers plus a proportional target, scale-out in capped steps,
+     * scale-in through a stabilization window and a cooldown (docs/autoscaler.md).
+     */
+    static ScalingPolicy stabilized() {
+        return new StabilizedPolicy();
+    }
 }

@@ -16,6 +16,9 @@ import java.util.Properties;
  * @throws IllegalArgumentException from {@link #load} when a value does not parse or a file is unreadable
  */
 public final class FairpixConfig {
+    private static final List<SettingsCheck> CHECKS = java.util.ServiceLoader.load(SettingsCheck.class, FairpixConfig.class.getClassLoader())
+            .stream().map(java.util.ServiceLoader.Provider::get).toList();
+
     private final Map<Setting, String> values;
     private final Map<Setting, String> sources;
 
@@ -91,11 +94,6 @@ public final class FairpixConfig {
         if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
         if (longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) <= 0) throw new IllegalArgumentException(Setting.WORKER_JOB_TIMEOUT_SECONDS.env() + " must be > 0");
         if (longValue(Setting.WORKER_NATIVE_MEMORY_BYTES) < 64L << 20) throw new IllegalArgumentException(Setting.WORKER_NATIVE_MEMORY_BYTES.env() + " must be >= 67108864 (64 MiB)");
-        try {
-            com.fairpix.core.storage.S3ObjectStore.HttpClientKind.of(get(Setting.S3_HTTP_CLIENT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(Setting.S3_HTTP_CLIENT.env() + ": " + e.getMessage(), e);
-        }
         if (integer(Setting.WORKER_SHARED_NICE) < 0 || integer(Setting.WORKER_SHARED_NICE) > 19) {
             throw new IllegalArgumentException(Setting.WORKER_SHARED_NICE.env() + " must be 0..19, got " + integer(Setting.WORKER_SHARED_NICE));
         }
@@ -120,8 +118,7 @@ public final class FairpixConfig {
         for (Setting s : List.of(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT, Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT, Setting.ADMIN_TOKEN_MIN_LENGTH)) {
             if (integer(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
         }
-        com.fairpix.core.job.SpecLimits.from(this); // throws naming the spec.* setting
-        com.fairpix.core.http.MetricsAccess.from(this);
+        for (SettingsCheck check : CHECKS) check.check(this);
         if (integer(Setting.AUTOSCALER_INTERVAL_SECONDS) < 1) throw new IllegalArgumentException(Setting.AUTOSCALER_INTERVAL_SECONDS.env() + " must be >= 1");
         if (integer(Setting.AUTOSCALER_MAX_REPLICAS) < integer(Setting.AUTOSCALER_MIN_REPLICAS)) {
             throw new IllegalArgumentException(Setting.AUTOSCALER_MAX_REPLICAS.env() + " must be >= " + Setting.AUTOSCALER_MIN_REPLICAS.env());

@@ -2,7 +2,6 @@ package com.fairpix.core.http;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.error.ApiProblem;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -29,6 +28,14 @@ public record MetricsAccess(String token, int port) {
 
     public static MetricsAccess from(FairpixConfig config) {
         return new MetricsAccess(config.get(Setting.METRICS_TOKEN).trim(), config.integer(Setting.METRICS_PORT));
+    }
+
+    /** Refuses a {@code metrics.port} out of range when the config loads. */
+    public static final class Check implements com.fairpix.core.config.SettingsCheck {
+        @Override
+        public void check(FairpixConfig config) {
+            from(config);
+        }
     }
 
     /** True when {@code /metrics} is served on the service port. */

@@ -1,6 +1,7 @@
 package com.fairpix.core.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.json.Json;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -20,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP server every fairpix service runs: JSON through our Jackson mapper, errors as RFC 9457
- * problem+json in one place, Prometheus text at {@code /metrics}, and {@code /health/live} and
+ * The HTTP server every fairpix service runs: JSON through our Jackson mapper, errors (ApiProblem,
+ * and core's Rejected and RetryLater through {@link Problems}) as RFC 9457 problem+json in one place, Prometheus text at {@code /metrics}, and {@code /health/live} and
  * {@code /health/ready} (503 naming the dependencies that are down).
  */
 public final class ServiceHttp {
@@ -78,12 +79,9 @@ public final class ServiceHttp {
             config.http.prefer405over404 = true;
             extra.accept(config);
         });
-        app.exception(ApiProblem.class, (e, ctx) -> {
-            if (e.status() >= 400 && e.status() < 500) {
-                registry.counter(com.fairpix.core.metrics.MetricNames.CLIENT_ERRORS, "status", Integer.toString(e.status()), "type", e.slug()).increment();
-            }
-            renderProblem(ctx, e);
-        });
+        app.exception(ApiProblem.class, (e, ctx) -> answer(registry, ctx, e));
+        app.exception(Rejected.class, (e, ctx) -> answer(registry, ctx, Problems.of(e)));
+        app.exception(RetryLater.class, (e, ctx) -> answer(registry, ctx, Problems.of(e)));
         // Javalin's and Jetty's own refusals (e.g. a JSON body over the size limit) as problems too.
         app.exception(io.javalin.http.HttpResponseException.class, (e, ctx) -> {
             String allowed = e.getDetails().get("availableMethods");
@@ -131,6 +129,14 @@ public final class ServiceHttp {
             ctx.status(ready ? 200 : 503).json(Map.of("status", ready ? "UP" : "DOWN", "checks", checks));
         });
         return app;
+    }
+
+    /** Renders {@code problem}, counting a client error (4xx) by status and problem type. */
+    private static void answer(PrometheusMeterRegistry registry, Context ctx, ApiProblem problem) {
+        if (problem.status() >= 400 && problem.status() < 500) {
+            registry.counter(com.fairpix.core.metrics.MetricNames.CLIENT_ERRORS, "status", Integer.toString(problem.status()), "type", problem.slug()).increment();
+        }
+        renderProblem(ctx, problem);
     }
 
     /**

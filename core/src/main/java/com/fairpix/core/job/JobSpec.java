@@ -1,7 +1,7 @@
 package com.fairpix.core.job;
 
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -99,7 +99,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
     /**
      * Parses and validates a spec without a tenant: watermark keys are only checked for shape.
      *
-     * @throws ApiProblem 400 {@code invalid-spec} with an {@code errors} list naming each problem
+     * @throws Rejected invalid, {@code invalid-spec}, with an {@code errors} list naming each problem
      */
     public static JobSpec parse(String json) {
         return parse(json, null);
@@ -110,7 +110,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
      *
      * @param tenant the submitting tenant; watermark keys must lie under its prefix
      *               ({@code tenants/{tenant}/}); null skips that check
-     * @throws ApiProblem 400 {@code invalid-spec} with an {@code errors} list naming each problem
+     * @throws Rejected invalid, {@code invalid-spec}, with an {@code errors} list naming each problem
      */
     public static JobSpec parse(String json, String tenant) {
         return parse(json, tenant, SpecLimits.DEFAULTS);
@@ -122,7 +122,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
      * @param tenant the submitting tenant; watermark keys must lie under its prefix; null skips that check
      * @param limits sizes, counts and ranges allowed (see {@link SpecLimits}); checks that need the
      *               source's size are {@link #outputProblems}
-     * @throws ApiProblem 413 {@code spec-too-large} over {@code limits.maxSpecBytes()}; 400
+     * @throws Rejected too large, {@code spec-too-large}, over {@code limits.maxSpecBytes()}; invalid,
      *                    {@code invalid-spec} with an {@code errors} list naming each problem
      */
     public static JobSpec parse(String json, String tenant, SpecLimits limits) {
@@ -441,12 +441,16 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         return n;
     }
 
-    /** 413 {@code spec-too-large}: the spec is over {@code spec.max-bytes}. */
-    public static ApiProblem tooLarge(long bytes, int max) {
-        return new ApiProblem(413, "spec-too-large", "Job spec too large",
+    /**
+     * {@code spec-too-large}: the spec is over {@code spec.max-bytes}.
+     *
+     * @param bytes its size, or -1 when it was not read to its end
+     */
+    public static Rejected tooLarge(long bytes, int max) {
+        return new Rejected(Rejected.Kind.TOO_LARGE, "spec-too-large", "Job spec too large",
                 "The job spec is " + (bytes < 0 ? "over " + max : Long.toString(bytes)) + " bytes; at most " + max + " bytes are accepted (" + Setting.SPEC_MAX_BYTES.key() + ").")
                 .with("limit", max)
-                .header("Connection", "close"); // the rest of a streamed body is not wanted
+                .stopReading(); // the rest of a streamed body is not wanted
     }
 
     private static void unknownMembers(JsonNode op, String at, Set<String> known, List<String> errors) {
@@ -455,8 +459,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         });
     }
 
-    private static ApiProblem invalid(List<String> errors) {
-        return ApiProblem.badRequest("invalid-spec", "The job spec is invalid: " + String.join("; ", errors))
+    private static Rejected invalid(List<String> errors) {
+        return Rejected.invalid("invalid-spec", "The job spec is invalid: " + String.join("; ", errors))
                 .with("errors", errors);
     }
 

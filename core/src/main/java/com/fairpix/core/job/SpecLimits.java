@@ -43,6 +43,14 @@ public record SpecLimits(int maxSpecBytes, int maxVariants, int maxOperations, i
                 c.decimal(Setting.SPEC_MAX_BLUR_SIGMA));
     }
 
+    /** Refuses {@code spec.*} values out of range when the config loads, naming each setting. */
+    public static final class Check implements com.fairpix.core.config.SettingsCheck {
+        @Override
+        public void check(FairpixConfig config) {
+            from(config);
+        }
+    }
+
     /** These limits with {@code maxOutputPixels} lowered to the tenant's {@code maxPixels}. */
     public SpecLimits forTenant(long tenantMaxPixels) {
         long px = Math.min(maxOutputPixels, Math.max(1, tenantMaxPixels));

@@ -42,6 +42,18 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
+    /** Refuses an {@code s3.http-client} other than apache or url-connection when the config loads. */
+    public static final class Check implements com.fairpix.core.config.SettingsCheck {
+        @Override
+        public void check(com.fairpix.core.config.FairpixConfig config) {
+            try {
+                HttpClientKind.of(config.get(com.fairpix.core.config.Setting.S3_HTTP_CLIENT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(com.fairpix.core.config.Setting.S3_HTTP_CLIENT.env() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
     /** The store the {@code s3.*} settings describe. */
     public static S3ObjectStore from(com.fairpix.core.config.FairpixConfig config) {
         return new S3ObjectStore(config.get(com.fairpix.core.config.Setting.S3_ENDPOINT), config.get(com.fairpix.core.config.Setting.S3_REGION),

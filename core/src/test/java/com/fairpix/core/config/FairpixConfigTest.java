@@ -106,6 +106,17 @@ class FairpixConfigTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WORKER_POOL").hasMessageContaining("tpu");
     }
 
+    /** The checks other packages own (SettingsCheck, found through the service loader) run on every load. */
+    @Test
+    void settingsOtherPackagesGiveMeaningToAreCheckedOnLoad() {
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_S3_HTTP_CLIENT", "netty"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_S3_HTTP_CLIENT");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_SPEC_MAX_VARIANTS", "0"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_SPEC_MAX_VARIANTS");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_METRICS_PORT", "70000"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_METRICS_PORT");
+    }
+
     @Test
     void unreadableConfigFileIsAnErrorNamingIt() {
         Path missing = dir.resolve("nope.properties");

@@ -3,7 +3,9 @@ package com.fairpix.core.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.json.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -58,7 +60,7 @@ class JobSpecOperationsTest {
 
     @Test
     void everyProblemWithTheNewOperationsIsListedInOne400() {
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse("""
+        ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class, () -> JobSpec.parse("""
                 {"variants":{"a":[
                   {"op":"rotate","angle":45},
                   {"op":"crop","left":-1,"width":10},
@@ -70,7 +72,7 @@ class JobSpecOperationsTest {
                   {"op":"background","colour":"red"},
                   {"op":"flip","x":1},
                   {"op":"encode","format":"png","progressive":true,"compression":10,"lossless":true}]}}
-                """, "acme"));
+                """, "acme")));
         assertThat(p.status()).isEqualTo(400);
         @SuppressWarnings("unchecked")
         List<String> errors = (List<String>) p.extensions().get("errors");
@@ -94,8 +96,8 @@ class JobSpecOperationsTest {
     @Test
     void watermarkKeysThatEscapeTheTenantPrefixAreRejected() {
         for (String key : List.of("tenants/acme/../other/x.png", "tenants/acmex/x.png", "x.png", "tenants/acme//x.png")) {
-            ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse(
-                    "{\"variants\":{\"a\":[{\"op\":\"watermark\",\"key\":\"" + key + "\"}]}}", "acme"));
+            ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class, () -> JobSpec.parse(
+                    "{\"variants\":{\"a\":[{\"op\":\"watermark\",\"key\":\"" + key + "\"}]}}", "acme")));
             assertThat(p).as(key).isNotNull();
             assertThat(p.detail()).contains("tenants/acme/");
         }

@@ -3,7 +3,9 @@ package com.fairpix.core.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.json.Json;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -25,8 +27,8 @@ class JobSpecTest {
                 .containsExactly("avif", 50, 8);
         assertThat(JobSpec.encodeOf(spec.variants().get("b")).speed()).isEqualTo(Operation.Encode.DEFAULT_AVIF_SPEED);
         assertThat(JobSpec.encodeOf(spec.variants().get("a")).contentType()).isEqualTo("image/avif");
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse(
-                "{\"variants\":{\"a\":[{\"op\":\"encode\",\"format\":\"jpeg\",\"speed\":3}],\"b\":[{\"op\":\"encode\",\"format\":\"avif\",\"speed\":0}]}}"));
+        ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class, () -> JobSpec.parse(
+                "{\"variants\":{\"a\":[{\"op\":\"encode\",\"format\":\"jpeg\",\"speed\":3}],\"b\":[{\"op\":\"encode\",\"format\":\"avif\",\"speed\":0}]}}")));
         assertThat(p.extensions().get("errors").toString())
                 .contains("variants.a[0]: speed applies only to avif")
                 .contains("variants.b[0]: speed must be an integer 1–9");
@@ -280,7 +282,7 @@ class JobSpecTest {
     }
 
     private static ApiProblem invalid(String spec) {
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse(spec));
+        ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class, () -> JobSpec.parse(spec)));
         assertThat(p).as("parse(%s) should fail", spec).isNotNull();
         return p;
     }
@@ -296,8 +298,8 @@ class JobSpecTest {
         JobSpec spec = JobSpec.parse("{\"webhookUrl\":\"https://hooks.example.com/x\",\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}");
         assertThat(spec.webhookUrl()).isEqualTo("https://hooks.example.com/x");
         assertThat(JobSpec.parse("{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}").webhookUrl()).isNull();
-        ApiProblem p = catchThrowableOfType(ApiProblem.class,
-                () -> JobSpec.parse("{\"webhookUrl\":42,\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}"));
+        ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class,
+                () -> JobSpec.parse("{\"webhookUrl\":42,\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":32}]}}")));
         assertThat(p.getMessage()).contains("webhookUrl must be a URL string");
     }
 

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,7 @@ class SpecLimitsTest {
     private static final SpecLimits LIMITS = SpecLimits.DEFAULTS;
 
     private static List<String> errors(String json, SpecLimits limits) {
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse(json, "acme", limits));
+        ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class, () -> JobSpec.parse(json, "acme", limits)));
         assertThat(p).as("expected a problem for %s", json).isNotNull();
         assertThat(p.status()).isEqualTo(400);
         @SuppressWarnings("unchecked") List<String> errors = (List<String>) p.extensions().get("errors");
@@ -60,7 +62,7 @@ class SpecLimitsTest {
     void aSpecOverItsByteLimitIs413() {
         SpecLimits small = new SpecLimits(256, 16, 16, 512, 16384, 50_000_000, 50);
         String spec = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":10}]},\"pad\":\"" + "é".repeat(200) + "\"}";
-        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> JobSpec.parse(spec, "acme", small));
+        ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class, () -> JobSpec.parse(spec, "acme", small)));
         assertThat(p.status()).isEqualTo(413);
         assertThat(p.slug()).isEqualTo("spec-too-large");
         assertThat(p.extensions()).containsEntry("limit", 256);

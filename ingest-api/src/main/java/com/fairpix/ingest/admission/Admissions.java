@@ -26,6 +26,16 @@ public final class Admissions {
         return new MeteredAdmission(new FailoverAdmission(new RedisAdmission(redis, config, share, nanos), config, share, clock), registry, tenantTags);
     }
 
+    /**
+     * The Redis-shared limiter alone, with the config's own capacity: no outage fallback, no
+     * metrics (what the admission benchmark measures).
+     *
+     * @param nanos monotonic clock, nanoseconds, of this node's pool leases
+     */
+    public static Admission redisAlone(UnifiedJedis redis, AdmissionConfig config, LongSupplier nanos) {
+        return new RedisAdmission(redis, config, nanos);
+    }
+
     /** One node, in memory, on {@code clock}. */
     public static Admission local(AdmissionConfig config, Clock clock) {
         return new LocalAdmission(config, clock);

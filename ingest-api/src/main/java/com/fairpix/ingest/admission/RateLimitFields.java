@@ -1,6 +1,6 @@
 package com.fairpix.ingest.admission;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
 import com.fairpix.core.tenant.Tenant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,7 +11,7 @@ import java.util.Map;
  * The HTTP face of a decision: {@code RateLimit-Policy} and {@code RateLimit} fields as in
  * draft-ietf-httpapi-ratelimit-headers-11 (Structured Field lists of policy items with
  * {@code q} quota, {@code w} window seconds, {@code r} remaining, {@code t} seconds to reset), and
- * the 429/422 problem documents.
+ * the refusal of a rejected decision.
  *
  * <p>The token bucket is advertised as quota {@code q = burst} over window {@code w = burst / rate}
  * seconds (the time an empty bucket takes to fill); costs are in tokens, not requests.
@@ -40,24 +40,28 @@ public final class RateLimitFields {
         return h;
     }
 
-    /** The problem for a rejected decision: 429 with Retry-After, or 422 when the cost can never fit. */
-    public static ApiProblem problem(Tenant tenant, Decision d) {
+    /**
+     * The refusal of a rejected decision: over a limit ({@code rate-limited}) with its retry-after,
+     * or unprocessable ({@code cost-exceeds-burst}) when the cost can never fit; either with the
+     * decision's RateLimit fields.
+     */
+    public static Rejected problem(Tenant tenant, Decision d) {
         List<String> policies = new ArrayList<>();
         for (Policy p : d.violated()) policies.add(p.id());
         double cost = d.costNano() / (double) Limits.NANO;
-        ApiProblem problem;
+        Rejected problem;
         if (d.neverSatisfiable()) {
-            problem = new ApiProblem(422, "cost-exceeds-burst", "Job too expensive for the tenant's limits",
+            problem = new Rejected(Rejected.Kind.UNPROCESSABLE, "cost-exceeds-burst", "Job too expensive for the tenant's limits",
                     "The job costs " + fmt(cost) + " tokens but tenant '" + tenant.id() + "' can hold at most "
                             + fmt(d.limits().maxCostNano() / (double) Limits.NANO) + " (burst). Send a smaller image or fewer variants, or raise the tenant's burst.");
         } else {
-            problem = new ApiProblem(429, "rate-limited", "Too many requests",
+            problem = new Rejected(Rejected.Kind.LIMITED, "rate-limited", "Too many requests",
                     "Tenant '" + tenant.id() + "' is over its " + String.join(", ", policies) + " limit; retry after "
                             + d.retryAfterSeconds() + " s.");
-            problem.header("Retry-After", Long.toString(d.retryAfterSeconds()));
+            problem.retryAfter(d.retryAfterSeconds());
         }
         problem.with("violated-policies", policies).with("tenant", tenant.id()).with("cost", cost);
-        headers(d).forEach(problem::header);
+        headers(d).forEach(problem::field);
         return problem;
     }
 

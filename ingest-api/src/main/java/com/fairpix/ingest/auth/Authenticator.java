@@ -1,10 +1,10 @@
 package com.fairpix.ingest.auth;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantDirectory;
-import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 
@@ -23,40 +23,45 @@ public final class Authenticator {
     }
 
     /**
-     * @throws ApiProblem 401 for a missing, malformed, unknown or deleted tenant's key; 403 for a
-     *                    suspended tenant
+     * @param authorization the request's Authorization header, or null
+     * @throws Rejected unauthenticated for a missing, malformed, unknown or deleted tenant's key;
+     *                  forbidden ({@code tenant-suspended}, {@code tenant-not-active}) for a tenant not active
+     * @throws RetryLater when the tenant cannot be loaded (Redis away)
      */
-    public Tenant tenant(Context ctx) {
-        String key = bearer(ctx);
-        if (key == null) throw ApiProblem.unauthorized("Send the tenant API key as 'Authorization: Bearer fpk_...'.");
+    public Tenant tenant(String authorization) {
+        String key = bearer(authorization);
+        if (key == null) throw Rejected.unauthenticated("Send the tenant API key as 'Authorization: Bearer fpk_...'.");
         Tenant tenant;
         try {
-            tenant = tenants.byApiKey(key).orElseThrow(() -> ApiProblem.unauthorized("The API key is not valid."));
+            tenant = tenants.byApiKey(key).orElseThrow(() -> Rejected.unauthenticated("The API key is not valid."));
         } catch (redis.clients.jedis.exceptions.JedisException e) {
-            throw ApiProblem.unavailable("redis", "Tenant data cannot be loaded right now; try again shortly.", 5);
+            throw RetryLater.dependency("redis", "Tenant data cannot be loaded right now; try again shortly.", 5);
         }
-        if (tenant.state() == TenantState.DELETED) throw ApiProblem.unauthorized("The API key is not valid.");
+        if (tenant.state() == TenantState.DELETED) throw Rejected.unauthenticated("The API key is not valid.");
         if (tenant.state() == TenantState.SUSPENDED) {
-            throw ApiProblem.forbidden("tenant-suspended", "Tenant '" + tenant.id() + "' is suspended; ask the platform operator to activate it.");
+            throw Rejected.forbidden("tenant-suspended", "Tenant '" + tenant.id() + "' is suspended; ask the platform operator to activate it.");
         }
         if (tenant.state() != TenantState.ACTIVE) {
-            throw ApiProblem.forbidden("tenant-not-active", "Tenant '" + tenant.id() + "' is " + tenant.state() + ".");
+            throw Rejected.forbidden("tenant-not-active", "Tenant '" + tenant.id() + "' is " + tenant.state() + ".");
         }
         return tenant;
     }
 
-    /** @throws ApiProblem 401 when the admin token is missing or wrong, 403 when the admin API is disabled */
-    public void admin(Context ctx) {
-        if (adminToken.isEmpty()) throw ApiProblem.forbidden("admin-disabled", "The admin API is disabled: set FAIRPIX_ADMIN_TOKEN on the ingest-api.");
-        String token = bearer(ctx);
+    /**
+     * @param authorization the request's Authorization header, or null
+     * @throws Rejected unauthenticated when the admin token is missing or wrong, forbidden
+     *                  ({@code admin-disabled}) when the admin API is disabled
+     */
+    public void admin(String authorization) {
+        if (adminToken.isEmpty()) throw Rejected.forbidden("admin-disabled", "The admin API is disabled: set FAIRPIX_ADMIN_TOKEN on the ingest-api.");
+        String token = bearer(authorization);
         // Constant-time comparison: the token must not leak through response timing.
         if (token == null || !MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
-            throw ApiProblem.unauthorized("Send the admin token as 'Authorization: Bearer ...'.");
+            throw Rejected.unauthenticated("Send the admin token as 'Authorization: Bearer ...'.");
         }
     }
 
-    private static String bearer(Context ctx) {
-        String header = ctx.header("Authorization");
+    private static String bearer(String header) {
         if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) return null;
         String value = header.substring(7).trim();
         return value.isEmpty() ? null : value;

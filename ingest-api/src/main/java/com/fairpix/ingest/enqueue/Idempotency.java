@@ -1,6 +1,6 @@
 package com.fairpix.ingest.enqueue;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.json.Json;
 import java.nio.charset.StandardCharsets;
@@ -19,13 +19,13 @@ final class Idempotency {
     /**
      * The key as sent: an RFC 8941 sf-string ({@code "..."}) or, as most clients send it, a bare token.
      *
-     * @throws ApiProblem 400 {@code invalid-idempotency-key} when empty, over 255 characters or not printable ASCII
+     * @throws Rejected invalid, {@code invalid-idempotency-key}, when empty, over 255 characters or not printable ASCII
      */
     static String key(String header) {
         String k = header.trim();
         if (k.length() >= 2 && k.startsWith("\"") && k.endsWith("\"")) k = k.substring(1, k.length() - 1);
         if (k.isEmpty() || k.length() > MAX_KEY_LENGTH || !k.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw ApiProblem.badRequest("invalid-idempotency-key", "Idempotency-Key must be 1-" + MAX_KEY_LENGTH + " printable ASCII characters.");
+            throw Rejected.invalid("invalid-idempotency-key", "Idempotency-Key must be 1-" + MAX_KEY_LENGTH + " printable ASCII characters.");
         }
         return k;
     }
@@ -52,13 +52,13 @@ final class Idempotency {
         }
     }
 
-    static ApiProblem inFlight() {
-        return ApiProblem.conflict("idempotency-in-flight", "A request with this Idempotency-Key is still being processed; retry shortly.")
-                .header("Retry-After", "1");
+    static Rejected inFlight() {
+        return Rejected.conflict("idempotency-in-flight", "A request with this Idempotency-Key is still being processed; retry shortly.")
+                .retryAfter(1);
     }
 
-    static ApiProblem mismatch() {
-        return new ApiProblem(422, "idempotency-key-reused", "Idempotency-Key reused",
+    static Rejected mismatch() {
+        return new Rejected(Rejected.Kind.UNPROCESSABLE, "idempotency-key-reused", "Idempotency-Key reused",
                 "This Idempotency-Key was used for a request with another image or spec; use a new key for a new request.");
     }
 }

@@ -1,6 +1,7 @@
 package com.fairpix.ingest.enqueue;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.job.JobMessage;
@@ -113,10 +114,10 @@ public final class JobSubmitter {
      *                       temporary file; the caller closes it after the answer
      * @param specJson       the job spec as JSON
      * @param idempotencyKey the client's Idempotency-Key header, or null
-     * @throws ApiProblem 400 bad spec, 413 too large, 415 format not allowed, 422 bad header, too
-     *                    many pixels in or out, a cost that can never fit, or an Idempotency-Key
-     *                    reused for another request, 429 over a rate, quota or concurrency limit,
-     *                    409 a request with the same key in flight, 503 a backend down
+     * @throws Rejected a bad spec, an upload too large, a format not allowed, a bad header, too
+     *                  many pixels in or out, a cost that can never fit, an Idempotency-Key reused
+     *                  for another request or still in flight, a rate, quota or concurrency limit
+     * @throws RetryLater a backend down, or the farm overloaded
      */
     public Submission submit(Tenant tenant, Upload image, String specJson, String idempotencyKey) {
         return submit(tenant, image, specJson, idempotencyKey, null);
@@ -134,23 +135,23 @@ public final class JobSubmitter {
         SpecLimits limits = specLimits.forTenant(tenant.maxPixels());
         JobSpec spec = JobSpec.parse(specJson, tenant.id(), limits);
         if (spec.webhookUrl() != null) {
-            if (webhookGuard == null) throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl is not accepted by this node").with("errors", java.util.List.of("webhookUrl is not accepted"));
+            if (webhookGuard == null) throw Rejected.invalid("invalid-spec", "The job spec is invalid: webhookUrl is not accepted by this node").with("errors", java.util.List.of("webhookUrl is not accepted"));
             try {
                 webhookGuard.check(spec.webhookUrl());
             } catch (com.fairpix.webhooks.UrlGuard.RefusedException e) {
-                throw ApiProblem.badRequest("invalid-spec", "The job spec is invalid: webhookUrl: " + e.getMessage()).with("errors", java.util.List.of("webhookUrl: " + e.getMessage()));
+                throw Rejected.invalid("invalid-spec", "The job spec is invalid: webhookUrl: " + e.getMessage()).with("errors", java.util.List.of("webhookUrl: " + e.getMessage()));
             }
         }
-        if (image.size() == 0) throw ApiProblem.badRequest("missing-image", "The image is empty.");
+        if (image.size() == 0) throw Rejected.invalid("missing-image", "The image is empty.");
         if (image.size() > tenant.maxUploadBytes()) {
-            throw ApiProblem.tooLarge("The upload is " + image.size() + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
+            throw Rejected.uploadTooLarge("The upload is " + image.size() + " bytes; tenant '" + tenant.id() + "' accepts at most " + tenant.maxUploadBytes() + " bytes (maxUploadBytes).");
         }
         ImageHeader header = readHeader(tenant, image);
         spec = spec.resolveAuto(accept, header.alpha());
         Map<String, OutputSize.Estimate> outputs = OutputSize.of(spec, header.displayWidth(), header.displayHeight());
         List<String> outputProblems = spec.outputProblems(header.displayWidth(), header.displayHeight(), limits);
         if (!outputProblems.isEmpty()) {
-            throw ApiProblem.unprocessable("output-too-large", "The job would make images over the limits: " + String.join("; ", outputProblems))
+            throw Rejected.unprocessableImage("output-too-large", "The job would make images over the limits: " + String.join("; ", outputProblems))
                     .with("errors", outputProblems);
         }
         String pool = spec.pool() != null ? spec.pool() : tenant.pool();
@@ -227,19 +228,19 @@ public final class JobSubmitter {
         try {
             header = image.header();
         } catch (ImageHeader.HeaderException e) {
-            throw ApiProblem.unprocessable("undecodable-header", "The image header cannot be read: " + e.getMessage());
+            throw Rejected.unprocessableImage("undecodable-header", "The image header cannot be read: " + e.getMessage());
         }
         if (header == null) {
-            throw ApiProblem.unsupportedMediaType("The upload is not a JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF image (checked by its first bytes).");
+            throw Rejected.unsupportedImage("The upload is not a JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF image (checked by its first bytes).");
         }
         if (!tenant.allowedFormats().contains(header.format().id())) {
-            throw ApiProblem.unsupportedMediaType("Format " + header.format().id() + " is not allowed for tenant '" + tenant.id() + "' (allowedFormats: " + tenant.allowedFormats() + ").");
+            throw Rejected.unsupportedImage("Format " + header.format().id() + " is not allowed for tenant '" + tenant.id() + "' (allowedFormats: " + tenant.allowedFormats() + ").");
         }
         if (header.pixels() > tenant.maxPixels()) {
-            throw ApiProblem.unprocessable("too-many-pixels", "The image is " + header.width() + "x" + header.height() + " = " + header.pixels() + " pixels; tenant '" + tenant.id() + "' accepts at most " + tenant.maxPixels() + " (maxPixels).");
+            throw Rejected.unprocessableImage("too-many-pixels", "The image is " + header.width() + "x" + header.height() + " = " + header.pixels() + " pixels; tenant '" + tenant.id() + "' accepts at most " + tenant.maxPixels() + " (maxPixels).");
         }
         if (header.animated()) {
-            throw ApiProblem.unprocessable("animated", "Animated images are not supported" + (header.pages() > 1 ? " (this " + header.format().id() + " has at least " + header.pages() + " frames)" : "") + "; fairpix never silently keeps only the first frame.");
+            throw Rejected.unprocessableImage("animated", "Animated images are not supported" + (header.pages() > 1 ? " (this " + header.format().id() + " has at least " + header.pages() + " frames)" : "") + "; fairpix never silently keeps only the first frame.");
         }
         return header;
     }
@@ -253,9 +254,9 @@ public final class JobSubmitter {
             log.warn("S3 put failed for {}: {}", key, e.toString());
             if (com.fairpix.core.resilience.ClientErrors.is(e)) {
                 // S3 refused this object (a 4xx), not the service: not a 503, and not counted by the breaker.
-                throw ApiProblem.unprocessable("original-refused", "The object store refused this upload; it cannot be stored as sent.");
+                throw Rejected.unprocessableImage("original-refused", "The object store refused this upload; it cannot be stored as sent.");
             }
-            throw ApiProblem.unavailable("s3", "The object store is not answering; try again shortly.", 5);
+            throw RetryLater.dependency("s3", "The object store is not answering; try again shortly.", 5);
         }
     }
 
@@ -266,7 +267,7 @@ public final class JobSubmitter {
             throw overload.breakerOpen(Dependency.REDIS);
         } catch (JedisException e) {
             log.warn("Redis write failed for job {}: {}", job.id(), e.toString());
-            throw ApiProblem.unavailable("redis", "The job store is not answering; try again shortly.", 5);
+            throw RetryLater.dependency("redis", "The job store is not answering; try again shortly.", 5);
         }
     }
 
@@ -300,16 +301,16 @@ public final class JobSubmitter {
         return overload.breakers().get(d);
     }
 
-    private ApiProblem enqueueFailed(JobRecord job, Exception e) {
+    private RuntimeException enqueueFailed(JobRecord job, Exception e) {
         log.warn("Kafka produce failed for job {}: {}", job.id(), e.toString());
         markNotAccepted(job);
         if (com.fairpix.core.resilience.ClientErrors.is(e)) {
             // Kafka refused this message (e.g. RecordTooLarge), not the service: the request's fault,
             // and not counted against the Kafka breaker (Breakers ignores client errors).
-            return new ApiProblem(413, "job-too-large", "Job too large",
+            return new Rejected(Rejected.Kind.TOO_LARGE, "job-too-large", "Job too large",
                     "The job's message is over the queue's size limit; send a smaller spec.").with("job", job.id());
         }
-        return ApiProblem.unavailable("kafka", "The job queue is not answering; the job was not accepted. Try again shortly.", 5);
+        return RetryLater.dependency("kafka", "The job queue is not answering; the job was not accepted. Try again shortly.", 5);
     }
 
     /**
@@ -340,7 +341,7 @@ public final class JobSubmitter {
             if (earlier.isEmpty()) throw Idempotency.inFlight();
             return earlier;
         } catch (JedisException e) {
-            throw ApiProblem.unavailable("redis", "The job store is not answering; try again shortly.", 5);
+            throw RetryLater.dependency("redis", "The job store is not answering; try again shortly.", 5);
         }
     }
 

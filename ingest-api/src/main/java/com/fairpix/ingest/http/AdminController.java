@@ -1,6 +1,6 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobStore;
@@ -41,7 +41,7 @@ public final class AdminController {
 
     /** POST /admin/v1/tenants {"id": "...", ...limits}: 201 with the tenant and its API key (shown once). */
     public void createTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         JsonNode body = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         String id = body.path("id").asText(null);
         if (id == null || !Tenant.ID.matcher(id).matches()) {
@@ -70,7 +70,7 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants?cursor=&limit=: tenants in id order. */
     public void listTenants(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         int limit = Pagination.limit(ctx, 100, 1000);
         String cursor = ctx.queryParam("cursor");
         if (cursor != null && !Tenant.ID.matcher(cursor).matches()) throw ApiProblem.badRequest("invalid-cursor", "cursor must be a tenant id from a previous page's nextCursor.");
@@ -84,13 +84,13 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants/{id}. */
     public void getTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         ctx.json(view(tenant(ctx.pathParam("id"))));
     }
 
     /** PATCH /admin/v1/tenants/{id}: JSON merge patch of the settable limits. */
     public void patchTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         JsonNode patch = com.fairpix.core.http.ServiceHttp.jsonObject(ctx);
         Tenant current = tenant(ctx.pathParam("id"));
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
@@ -128,7 +128,7 @@ public final class AdminController {
 
     /** DELETE /admin/v1/tenants/{id}: keys revoked, ingest answers 401; the record stays as a tombstone. */
     public void deleteTenant(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant current = tenant(ctx.pathParam("id"));
         Tenant deleted = current.state() == TenantState.DELETED ? current
                 : tenants.update(current.id(), t -> t.withState(TenantState.DELETED)).orElseThrow();
@@ -137,7 +137,7 @@ public final class AdminController {
     }
 
     private void transition(Context ctx, Set<TenantState> from, TenantState to) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant current = tenant(ctx.pathParam("id"));
         if (!from.contains(current.state())) {
             throw ApiProblem.conflict("invalid-transition", "Tenant '" + current.id() + "' is " + current.state() + "; it cannot become " + to + ".");
@@ -154,7 +154,7 @@ public final class AdminController {
 
     /** POST /admin/v1/tenants/{id}/keys: a further API key (for rotation), shown once. */
     public void createKey(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         if (tenant.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + tenant.id() + "' is deleted.");
         String key = tenants.createKey(tenant.id());
@@ -167,14 +167,14 @@ public final class AdminController {
 
     /** GET /admin/v1/tenants/{id}/keys: key ids and creation times (never the keys). */
     public void listKeys(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         ctx.json(Map.of("tenant", tenant.id(), "keys", tenants.keys(tenant.id())));
     }
 
     /** DELETE /admin/v1/tenants/{id}/keys/{keyId}: the key stops working on every node within a second. */
     public void revokeKey(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = tenant(ctx.pathParam("id"));
         String keyId = ctx.pathParam("keyId");
         if (!tenants.revokeKey(tenant.id(), keyId)) throw ApiProblem.notFound("Tenant '" + tenant.id() + "' has no key " + keyId + ".");
@@ -183,7 +183,7 @@ public final class AdminController {
 
     /** GET /admin/v1/jobs/{id}: any tenant's job, with its tenant. */
     public void getJob(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         String id = ctx.pathParam("id");
         if (!JobIds.isValid(id)) throw ApiProblem.notFound("No job " + id + ".");
         String tenant = jobs.tenantOf(id).orElseThrow(() -> ApiProblem.notFound("No job " + id + "."));

@@ -1,6 +1,9 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.error.RetryLater;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobState;
@@ -68,7 +71,7 @@ public final class JobController {
      * body is read ({@link RefusalBudget}).
      */
     public void submit(Context ctx) {
-        Tenant tenant = auth.tenant(ctx);
+        Tenant tenant = auth.tenant(ctx.header("Authorization"));
         try {
             refusals.check(tenant.id());
         } catch (ApiProblem e) {
@@ -79,8 +82,9 @@ public final class JobController {
         long[] read = {0};
         try {
             submit(ctx, tenant, read);
-        } catch (ApiProblem e) {
-            double cost = RefusalBudget.cost(e.status(), e.slug(), read[0]);
+        } catch (ApiProblem | Rejected | RetryLater e) {
+            ApiProblem refusal = Problems.of(e);
+            double cost = RefusalBudget.cost(refusal.status(), refusal.slug(), read[0]);
             if (cost > 0) {
                 refusals.charge(tenant.id(), cost);
                 refusalsCharged.increment();
@@ -162,13 +166,13 @@ public final class JobController {
 
     /** GET /v1/jobs/{id}. */
     public void get(Context ctx) {
-        Tenant tenant = auth.tenant(ctx);
+        Tenant tenant = auth.tenant(ctx.header("Authorization"));
         ctx.json(JobView.of(find(tenant, ctx.pathParam("id"))));
     }
 
     /** GET /v1/jobs?cursor=&limit=: newest first. */
     public void list(Context ctx) {
-        Tenant tenant = auth.tenant(ctx);
+        Tenant tenant = auth.tenant(ctx.header("Authorization"));
         int limit = Pagination.limit(ctx, 20, 100);
         String cursor = ctx.queryParam("cursor");
         if (cursor != null && !JobIds.isValid(cursor)) throw ApiProblem.badRequest("invalid-cursor", "cursor must be a job id from a previous page's nextCursor.");
@@ -185,7 +189,7 @@ public final class JobController {
 
     /** DELETE /v1/jobs/{id}: cancels a job still QUEUED; 409 otherwise. */
     public void cancel(Context ctx) {
-        Tenant tenant = auth.tenant(ctx);
+        Tenant tenant = auth.tenant(ctx.header("Authorization"));
         JobRecord job = find(tenant, ctx.pathParam("id"));
         JobStore.Transition t = jobs.transition(job.cancelled(clock.instant()), Set.of(JobState.QUEUED));
         if (!t.applied()) {
@@ -201,7 +205,7 @@ public final class JobController {
 
     /** GET /v1/jobs/{id}/results/{variant}: streams the stored result. */
     public void result(Context ctx) {
-        Tenant tenant = auth.tenant(ctx);
+        Tenant tenant = auth.tenant(ctx.header("Authorization"));
         JobRecord job = find(tenant, ctx.pathParam("id"));
         String variant = ctx.pathParam("variant");
         Map<String, JobRecord.Result> results = job.results() == null ? Map.of() : job.results();

@@ -1,6 +1,6 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import io.javalin.http.Context;
 
 /** The {@code limit} query parameter of list endpoints. */

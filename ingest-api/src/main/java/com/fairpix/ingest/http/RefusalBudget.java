@@ -1,7 +1,7 @@
 package com.fairpix.ingest.http;
 
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 

@@ -34,7 +34,7 @@ public final class StatusController {
     }
 
     public void status(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Map<String, Object> out = new LinkedHashMap<>(overload.status());
         Map<String, Object> byPool = new LinkedHashMap<>();
         for (String pool : pools) {

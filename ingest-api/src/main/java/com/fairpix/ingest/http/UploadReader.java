@@ -1,6 +1,7 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.ingest.enqueue.Upload;
 import java.io.ByteArrayOutputStream;
@@ -322,7 +323,7 @@ public final class UploadReader {
                     image.write(buffer);
                     if (last) imageUpload = image.finish();
                 } else if ("spec".equals(target)) {
-                    if (specBytes.size() + n > maxSpec) return fail(JobSpec.tooLarge(-1, maxSpec));
+                    if (specBytes.size() + n > maxSpec) return fail(Problems.of(JobSpec.tooLarge(-1, maxSpec)));
                     byte[] b = new byte[n];
                     buffer.get(b);
                     specBytes.write(b, 0, n);

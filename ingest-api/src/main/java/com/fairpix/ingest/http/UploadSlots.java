@@ -1,6 +1,6 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.config.Setting;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;

@@ -1,6 +1,6 @@
 package com.fairpix.ingest.http;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantStore;
@@ -35,7 +35,7 @@ public final class WebhooksController {
      * previous one keeps signing beside it for the overlap ({@code FAIRPIX_WEBHOOKS_SECRET_OVERLAP_SECONDS}).
      */
     public void rotateSecret(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant current = AdminController.tenant(tenants, ctx.pathParam("id"));
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
         WebhookAdmin.Rotation rotation = webhooks.rotateSecret(current.id()).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
@@ -48,7 +48,7 @@ public final class WebhooksController {
 
     /** GET /admin/v1/tenants/{id}/webhooks?before=&limit=: the tenant's deliveries, newest first (no payloads). */
     public void list(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = AdminController.tenant(tenants, ctx.pathParam("id"));
         int limit = Pagination.limit(ctx, 50, 1000);
         Long before = null;
@@ -71,7 +71,7 @@ public final class WebhooksController {
 
     /** GET /admin/v1/tenants/{id}/webhooks/{deliveryId}: the delivery, its payload and every attempt. */
     public void get(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         ctx.json(delivery(ctx));
     }
 
@@ -80,13 +80,13 @@ public final class WebhooksController {
      * the same {@code webhook-id} with a fresh timestamp and signature; a new retry series starts.
      */
     public void redeliver(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         ctx.status(202).json(summary(webhooks.redeliver(delivery(ctx))));
     }
 
     /** POST /admin/v1/tenants/{id}/webhooks/replay-failed?since=ISO-8601: redelivers every dead-lettered delivery since then. */
     public void replayFailed(Context ctx) {
-        auth.admin(ctx);
+        auth.admin(ctx.header("Authorization"));
         Tenant tenant = AdminController.tenant(tenants, ctx.pathParam("id"));
         String sinceText = ctx.queryParam("since");
         if (sinceText == null) throw ApiProblem.badRequest("invalid-since", "since is required: an ISO-8601 instant, e.g. 2026-01-31T00:00:00Z.");

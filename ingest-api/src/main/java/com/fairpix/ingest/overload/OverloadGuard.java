@@ -1,6 +1,6 @@
 package com.fairpix.ingest.overload;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
@@ -117,7 +117,7 @@ public final class OverloadGuard implements AutoCloseable {
      * Before any work on a request: 503 at once when a dependency's breaker is open on this node,
      * or on another node (whose probes decide for the farm).
      *
-     * @throws ApiProblem 503 backend-unavailable with Retry-After
+     * @throws RetryLater the dependency, with its retry-after
      */
     public void checkBreakers() {
         Set<Dependency> open = farmOpen;
@@ -129,10 +129,10 @@ public final class OverloadGuard implements AutoCloseable {
         }
     }
 
-    /** The 503 for a call refused by (or failed under) the breaker of {@code d}; counted. */
-    public ApiProblem breakerOpen(Dependency d) {
+    /** The refusal of a call refused by (or failed under) the breaker of {@code d}; counted. */
+    public RetryLater breakerOpen(Dependency d) {
         meters.counter(MetricNames.OVERLOAD_SHED, "reason", "breaker-" + d.id()).increment();
-        return ApiProblem.unavailable(d.id(), "The " + d.id() + " circuit breaker is open: the farm is not accepting jobs until it recovers. Try again shortly.",
+        return RetryLater.dependency(d.id(), "The " + d.id() + " circuit breaker is open: the farm is not accepting jobs until it recovers. Try again shortly.",
                 (int) Math.max(1, Math.ceilDiv(config.breakerOpen().toMillis(), 1000))).with("breaker", "open");
     }
 
@@ -141,7 +141,7 @@ public final class OverloadGuard implements AutoCloseable {
      * guarantee (borrowed tokens) goes first; a tenant within its guarantee is admitted until
      * the hard bound (then only a reserved share).
      *
-     * @throws ApiProblem 503 overloaded with Retry-After (distinct from the tenant's 429)
+     * @throws RetryLater overloaded ({@code ramp}, {@code shed-borrowed}, {@code shed-reserved}) with its retry-after, distinct from the tenant's own limit
      */
     public void checkAdmitted(Tenant tenant, String pool, Decision d) {
         boolean borrowed = d.borrowedNano() > 0;
@@ -190,9 +190,9 @@ public final class OverloadGuard implements AutoCloseable {
         return (int) Math.max(1, Math.min(SHED_RETRY_AFTER_MAX_SECONDS, over));
     }
 
-    private ApiProblem shed(String reason, String detail, int retryAfter) {
+    private RetryLater shed(String reason, String detail, int retryAfter) {
         meters.counter(MetricNames.OVERLOAD_SHED, "reason", reason).increment();
-        return ApiProblem.overloaded(reason, detail, retryAfter);
+        return RetryLater.overloaded(reason, detail, retryAfter);
     }
 
     /** The admission level now, 0..1 (0 while a breaker is open farm-wide). */

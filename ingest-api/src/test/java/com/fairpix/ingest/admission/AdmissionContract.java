@@ -2,7 +2,8 @@ package com.fairpix.ingest.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.time.ManualClock;
@@ -102,7 +103,7 @@ public abstract class AdmissionContract {
         assertThat(d.allowed()).isFalse();
         assertThat(d.violated()).containsExactly(Policy.RATE);
         assertThat(d.retryAfterMicros()).isEqualTo(800_000);
-        ApiProblem p = RateLimitFields.problem(t, d);
+        ApiProblem p = Problems.of(RateLimitFields.problem(t, d));
         assertThat(p.status()).isEqualTo(429);
         assertThat(p.headers()).containsEntry("Retry-After", "1");
         assertThat(p.extensions()).containsEntry("violated-policies", java.util.List.of("rate")).containsEntry("tenant", t.id()).containsEntry("cost", 1.0);
@@ -163,7 +164,7 @@ public abstract class AdmissionContract {
         Decision d = a.decide(t, tokens(5000), null);
         assertThat(d.allowed()).isFalse();
         assertThat(d.neverSatisfiable()).isTrue();
-        ApiProblem p = RateLimitFields.problem(t, d);
+        ApiProblem p = Problems.of(RateLimitFields.problem(t, d));
         assertThat(p.status()).isEqualTo(422);
         assertThat(p.headers()).doesNotContainKey("Retry-After");
         assertThat(p.getMessage()).contains("burst");
@@ -313,7 +314,7 @@ public abstract class AdmissionContract {
         assertThat(d.allowed()).isFalse();
         assertThat(d.violated()).containsExactly(Policy.DAILY_QUOTA);
         assertThat(d.retryAfterMicros()).isEqualTo(1_000_000);
-        assertThat(RateLimitFields.problem(t, d).headers()).containsEntry("Retry-After", "1");
+        assertThat(Problems.of(RateLimitFields.problem(t, d)).headers()).containsEntry("Retry-After", "1");
         clock.set(Instant.parse("2026-12-01T00:00:00Z"));
         assertThat(ask(a, t, 1)).isTrue();
     }

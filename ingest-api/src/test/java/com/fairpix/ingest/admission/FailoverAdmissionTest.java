@@ -3,7 +3,9 @@ package com.fairpix.ingest.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.RetryLater;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.time.ManualClock;
 import com.fairpix.ingest.admission.internal.FailoverAdmission;
@@ -87,7 +89,8 @@ class FailoverAdmissionTest {
         AdmissionConfig config = AdmissionConfig.defaults().withRedisDown(AdmissionConfig.RedisDown.CLOSED, 1);
         FailoverAdmission node = new FailoverAdmission(new Flaky(config, clock), config, clock);
         assertThatThrownBy(() -> node.decide(AdmissionContract.tenant("fo-closed", 10, 10), Limits.nano(1), null))
-                .isInstanceOfSatisfying(ApiProblem.class, p -> {
+                .isInstanceOfSatisfying(RetryLater.class, e -> {
+                    ApiProblem p = Problems.of(e);
                     assertThat(p.status()).isEqualTo(503);
                     assertThat(p.headers()).containsEntry("Retry-After", "1");
                 });

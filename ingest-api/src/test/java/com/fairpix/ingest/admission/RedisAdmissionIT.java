@@ -2,6 +2,7 @@ package com.fairpix.ingest.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.core.admission.AdmissionLeases;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.tenant.Tenant;
@@ -182,6 +183,25 @@ class RedisAdmissionIT extends AdmissionContract {
         Decision d = a.decide(t, tokens(1), null);
         assertThat(d.allowed()).as("5 of 5 jobs counted today, 4 of them before the upgrade").isFalse();
         assertThat(d.violated()).containsExactly(Policy.DAILY_QUOTA);
+    }
+
+    /**
+     * The leases the admission script takes are the ones {@link AdmissionLeases} counts and frees:
+     * the worker and the autoscaler read admission's Redis layout through it alone.
+     */
+    @Test
+    void aJobsLeaseIsLiveThroughAdmissionLeasesUntilReleasedOrExpired() {
+        ManualClock c = new ManualClock(java.time.Instant.parse("2026-12-01T12:00:00Z"));
+        RedisAdmission a = RedisAdmission.onTestClock(redis, AdmissionConfig.defaults(), FarmShare.fixed(AdmissionConfig.defaults().farmCapacity()), c::micros);
+        AdmissionLeases leases = new AdmissionLeases(redis);
+        Tenant t = tenant(id("lease"), 1000, 1000);
+        assertThat(a.decide(t, tokens(1), "job-1").allowed()).isTrue();
+        assertThat(a.decide(t, tokens(1), "job-2").allowed()).isTrue();
+        assertThat(leases.live(t.id(), c.instant())).as("one lease per admitted job").isEqualTo(2);
+        leases.release(t.id(), "job-1");
+        assertThat(leases.live(t.id(), c.instant())).as("after the worker frees job-1").isEqualTo(1);
+        assertThat(leases.live(t.id(), c.instant().plus(AdmissionConfig.defaults().leaseTtl()).plusSeconds(1)))
+                .as("past the lease TTL").isZero();
     }
 
     /** Calls of {@code command} Redis counted, summed over every node of a cluster. */

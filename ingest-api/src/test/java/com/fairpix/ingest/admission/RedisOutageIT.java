@@ -3,7 +3,9 @@ package com.fairpix.ingest.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.RetryLater;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.internal.FailoverAdmission;
@@ -78,7 +80,8 @@ class RedisOutageIT {
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).as("never a hung request").isLessThan(Duration.ofSeconds(3));
             }
             assertThatThrownBy(() -> failClosed.decide(t, Limits.nano(1), null))
-                    .isInstanceOfSatisfying(ApiProblem.class, p -> {
+                    .isInstanceOfSatisfying(RetryLater.class, e -> {
+                        ApiProblem p = Problems.of(e);
                         assertThat(p.status()).isEqualTo(503);
                         assertThat(p.headers()).containsKey("Retry-After");
                     });

@@ -3,7 +3,9 @@ package com.fairpix.ingest.enqueue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.Rejected;
+import com.fairpix.core.http.ApiProblem;
+import com.fairpix.core.http.Problems;
 import com.fairpix.core.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +37,7 @@ class IdempotencyTest {
         assertThat(Idempotency.key("\"8e03978e-40d5-43e8-bc93-6894a57f9324\"")).isEqualTo("8e03978e-40d5-43e8-bc93-6894a57f9324");
         assertThat(Idempotency.key("abc")).isEqualTo("abc");
         for (String bad : new String[] {"", "\"\"", "a b", "x".repeat(256), "caf\u00e9", "a\r\nb"}) {
-            ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> Idempotency.key(bad));
+            ApiProblem p = Problems.of(catchThrowableOfType(Rejected.class, () -> Idempotency.key(bad)));
             assertThat(p).as(bad).isNotNull();
             assertThat(p.slug()).isEqualTo("invalid-idempotency-key");
         }
@@ -43,8 +45,8 @@ class IdempotencyTest {
 
     @Test
     void mismatchIs422AndInFlightIs409() {
-        assertThat(Idempotency.mismatch().status()).isEqualTo(422);
-        assertThat(Idempotency.mismatch().slug()).isEqualTo("idempotency-key-reused");
-        assertThat(Idempotency.inFlight().status()).isEqualTo(409);
+        assertThat(Problems.of(Idempotency.mismatch()).status()).isEqualTo(422);
+        assertThat(Problems.of(Idempotency.mismatch()).slug()).isEqualTo("idempotency-key-reused");
+        assertThat(Problems.of(Idempotency.inFlight()).status()).isEqualTo(409);
     }
 }

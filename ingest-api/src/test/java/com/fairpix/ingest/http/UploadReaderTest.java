@@ -3,7 +3,7 @@ package com.fairpix.ingest.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.http.ApiProblem;
 import com.fairpix.ingest.enqueue.Upload;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -2,7 +2,7 @@ package com.fairpix.worker.consume;
 
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.json.Json;
-import com.fairpix.worker.JobRunner;
+import com.fairpix.worker.run.JobRunner;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Clock;

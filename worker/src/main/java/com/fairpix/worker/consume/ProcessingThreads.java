@@ -1,7 +1,7 @@
 package com.fairpix.worker.consume;
 
 import com.fairpix.core.job.JobMessage;
-import com.fairpix.worker.JobRunner;
+import com.fairpix.worker.run.JobRunner;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;
 import java.time.Instant;

@@ -8,12 +8,12 @@ package com.fairpix.worker.process;
 public interface Assets {
     /**
      * @return the object's bytes
-     * @throws com.fairpix.core.error.JobFailure.Permanent {@code forbidden-key} or {@code asset-not-found}
+     * @throws com.fairpix.core.error.Permanent {@code forbidden-key} or {@code asset-not-found}
      */
     byte[] read(String key);
 
     /** For jobs that must not read anything besides their source. */
     Assets NONE = key -> {
-        throw new com.fairpix.core.error.JobFailure.Permanent("asset-not-found", "no asset store: cannot read " + key);
+        throw new com.fairpix.core.error.Permanent("asset-not-found", "no asset store: cannot read " + key);
     };
 }

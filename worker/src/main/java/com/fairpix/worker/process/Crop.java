@@ -1,6 +1,6 @@
 package com.fairpix.worker.process;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.job.Operation;
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
@@ -19,7 +19,7 @@ public final class Crop {
         int x1 = (int) Math.min((long) op.left() + op.width(), src.cols());
         int y1 = (int) Math.min((long) op.top() + op.height(), src.rows());
         if (x1 <= x0 || y1 <= y0) {
-            throw new JobFailure.Permanent("crop-outside-image", "crop " + op.width() + "x" + op.height() + "+" + op.left() + "+" + op.top()
+            throw new Permanent("crop-outside-image", "crop " + op.width() + "x" + op.height() + "+" + op.left() + "+" + op.top()
                     + " lies outside the " + src.cols() + "x" + src.rows() + " image at that step");
         }
         Mat out = new Mat();

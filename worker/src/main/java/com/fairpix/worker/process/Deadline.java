@@ -1,6 +1,7 @@
 package com.fairpix.worker.process;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
+import com.fairpix.core.error.RetryLater;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -31,14 +32,14 @@ public final class Deadline {
     }
 
     /**
-     * @throws JobFailure.Permanent {@code timeout} once the limit has passed
-     * @throws JobFailure.Transient {@code interrupted} when the thread was interrupted
+     * @throws Permanent {@code timeout} once the limit has passed
+     * @throws RetryLater {@code interrupted} when the thread was interrupted
      */
     public void check(String step) {
         // Interrupted = the worker is stopping: not the input's fault, so the job must be redelivered, not FAILED.
-        if (Thread.currentThread().isInterrupted()) throw new JobFailure.Transient("interrupted", "job interrupted before " + step, null);
+        if (Thread.currentThread().isInterrupted()) throw new RetryLater(RetryLater.Kind.CAPACITY, "interrupted", "job interrupted before " + step, 0, null);
         if (nanoTime.getAsLong() - endNanos > 0) {
-            throw new JobFailure.Permanent("timeout", "processing took longer than " + limit.toMillis() + " ms (worker.job-timeout-seconds); stopped before " + step);
+            throw new Permanent("timeout", "processing took longer than " + limit.toMillis() + " ms (worker.job-timeout-seconds); stopped before " + step);
         }
     }
 }

@@ -1,6 +1,6 @@
 package com.fairpix.worker.process;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobSpec;
@@ -46,7 +46,7 @@ public final class Decode {
     /**
      * Everything that can be known before allocating pixels.
      *
-     * @throws JobFailure.Permanent reasons {@code unsupported-format}, {@code undecodable-header},
+     * @throws Permanent reasons {@code unsupported-format}, {@code undecodable-header},
      *                              {@code too-many-pixels}, {@code animated}, {@code truncated}
      */
     public DecodePlan plan(byte[] data, JobSpec spec) {
@@ -54,18 +54,18 @@ public final class Decode {
         try {
             header = ImageHeader.read(data);
         } catch (ImageHeader.HeaderException e) {
-            throw new JobFailure.Permanent("undecodable-header", e.getMessage());
+            throw new Permanent("undecodable-header", e.getMessage());
         }
-        if (header == null) throw new JobFailure.Permanent("unsupported-format", "not a JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF image (checked by its first bytes)");
+        if (header == null) throw new Permanent("unsupported-format", "not a JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF image (checked by its first bytes)");
         if (header.pixels() > maxPixels) {
-            throw new JobFailure.Permanent("too-many-pixels", header.width() + "x" + header.height() + " is over the worker limit of " + maxPixels + " pixels (worker.max-pixels)");
+            throw new Permanent("too-many-pixels", header.width() + "x" + header.height() + " is over the worker limit of " + maxPixels + " pixels (worker.max-pixels)");
         }
         if (header.animated()) {
-            throw new JobFailure.Permanent("animated", "animated images are not supported"
+            throw new Permanent("animated", "animated images are not supported"
                     + (header.pages() > 1 ? " (this " + header.format().id() + " has " + header.pages() + " frames)" : "") + "; fairpix never silently keeps only the first frame");
         }
         // OpenCV fills a truncated file's missing part with grey and only warns on stderr.
-        if (!header.complete()) throw new JobFailure.Permanent("truncated", "the " + header.format().id() + " file ends before its end marker");
+        if (!header.complete()) throw new Permanent("truncated", "the " + header.format().id() + " file ends before its end marker");
 
         switch (header.format()) {
             case PNG, WEBP -> {
@@ -107,13 +107,13 @@ public final class Decode {
     }
 
     /**
-     * @throws JobFailure.Permanent reasons of {@link #plan}, and {@code undecodable}
+     * @throws Permanent reasons of {@link #plan}, and {@code undecodable}
      */
     public Decoded apply(byte[] data, JobSpec spec) {
         return apply(data, plan(data, spec));
     }
 
-    /** Decodes as planned. @throws JobFailure.Permanent {@code undecodable}; {@code unsupported-format} for HEIC/AVIF without libheif */
+    /** Decodes as planned. @throws Permanent {@code undecodable}; {@code unsupported-format} for HEIC/AVIF without libheif */
     public Decoded apply(byte[] data, DecodePlan plan) {
         ImageHeader header = plan.header();
         Mat raw = switch (header.format()) {
@@ -132,7 +132,7 @@ public final class Decode {
             // The header and the codec disagree: a crafted or damaged file; do not trust either.
             int w = raw.cols(), h = raw.rows();
             raw.release();
-            throw new JobFailure.Permanent("undecodable", "decoded " + w + "x" + h + " but the header says " + plan.decodedWidth() + "x" + plan.decodedHeight());
+            throw new Permanent("undecodable", "decoded " + w + "x" + h + " but the header says " + plan.decodedWidth() + "x" + plan.decodedHeight());
         }
         Mat eight = normalise(raw, header.format() == ImageFormat.PNG ? greyTransparent(data) : -1);
         // libheif and OpenCV's TIFF decoder have applied the file's orientation already.
@@ -148,13 +148,13 @@ public final class Decode {
         try {
             raw = Imgcodecs.imdecode(buffer, plan.flags());
         } catch (CvException e) {
-            throw new JobFailure.Permanent("undecodable", "the decoder refused the image: " + e.getMessage());
+            throw new Permanent("undecodable", "the decoder refused the image: " + e.getMessage());
         } finally {
             buffer.release();
         }
         if (raw.empty()) {
             raw.release();
-            throw new JobFailure.Permanent("undecodable", "the " + plan.header().format().id() + " data cannot be decoded"
+            throw new Permanent("undecodable", "the " + plan.header().format().id() + " data cannot be decoded"
                     + (plan.header().format() == ImageFormat.TIFF ? " (OpenCV's libtiff path reads RGB, grey, palette, CMYK, YCbCr and fax TIFFs, not CIELAB)" : ""));
         }
         return raw;

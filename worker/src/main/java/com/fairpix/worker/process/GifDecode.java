@@ -1,6 +1,6 @@
 package com.fairpix.worker.process;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.image.ImageHeader;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
@@ -27,7 +27,7 @@ final class GifDecode {
         ImageIO.setUseCache(false); // no temporary files for a stream read from memory
     }
 
-    /** @throws JobFailure.Permanent {@code undecodable} when the reader refuses the data */
+    /** @throws Permanent {@code undecodable} when the reader refuses the data */
     static Mat decode(byte[] data, ImageHeader header) {
         Iterator<ImageReader> readers = ImageIO.getImageReadersByFormatName("gif");
         if (!readers.hasNext()) throw new IllegalStateException("the JDK has no GIF reader");
@@ -44,7 +44,7 @@ final class GifDecode {
                 top = Integer.parseInt(descriptor.getAttributes().getNamedItem("imageTopPosition").getNodeValue());
             }
         } catch (IOException | RuntimeException e) {
-            throw new JobFailure.Permanent("undecodable", "the gif data cannot be decoded: " + e.getMessage());
+            throw new Permanent("undecodable", "the gif data cannot be decoded: " + e.getMessage());
         } finally {
             reader.dispose();
         }

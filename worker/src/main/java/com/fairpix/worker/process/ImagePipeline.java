@@ -1,5 +1,7 @@
 package com.fairpix.worker.process;
 
+import com.fairpix.core.error.Permanent;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.job.Operation;
 import java.time.Duration;
@@ -54,14 +56,14 @@ public final class ImagePipeline {
             return process(source, spec, Assets.NONE);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new com.fairpix.core.error.JobFailure.Transient("interrupted", "interrupted while waiting for native memory", e);
+            throw new RetryLater(RetryLater.Kind.CAPACITY, "interrupted", "interrupted while waiting for native memory", 0, e);
         }
     }
 
     /**
      * @param assets where watermark images are read from
      * @return variant name → encoded output, in spec order
-     * @throws com.fairpix.core.error.JobFailure.Permanent when the source cannot be decoded, a step
+     * @throws Permanent when the source cannot be decoded, a step
      *         fails on this input, or the time limit passes
      * @throws InterruptedException while waiting for native memory
      */
@@ -109,13 +111,13 @@ public final class ImagePipeline {
             DecodePlan plan = watermarkDecode.plan(data, whole);
             NativeMemoryBudget.Lease lease = budget.tryAcquire(estimate(plan, plan.decodedPixels()));
             if (lease == null) {
-                throw new com.fairpix.core.error.JobFailure.Transient("native-memory",
-                        "no native memory free for watermark " + key + " now; the job is retried", null);
+                throw new RetryLater(RetryLater.Kind.CAPACITY, "native-memory",
+                        "no native memory free for watermark " + key + " now; the job is retried", 0, null);
             }
             leases.add(lease);
             return watermarkDecode.apply(data, plan).image();
-        } catch (com.fairpix.core.error.JobFailure.Permanent e) {
-            throw new com.fairpix.core.error.JobFailure.Permanent("bad-watermark", "watermark " + key + ": " + e.getMessage());
+        } catch (Permanent e) {
+            throw new Permanent("bad-watermark", "watermark " + key + ": " + e.getMessage());
         }
     }
 

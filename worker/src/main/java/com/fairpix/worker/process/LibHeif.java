@@ -1,6 +1,6 @@
 package com.fairpix.worker.process;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
@@ -128,7 +128,7 @@ public final class LibHeif {
      * Decodes the primary image of a HEIC or AVIF file.
      *
      * @return a new upright 8-bit BGR or BGRA Mat; the caller releases it
-     * @throws JobFailure.Permanent {@code unsupported-format} without libheif or its codec,
+     * @throws Permanent {@code unsupported-format} without libheif or its codec,
      *                              {@code undecodable} when libheif refuses the data
      */
     public static Mat decode(byte[] data, boolean av1, int maxSide) {
@@ -155,7 +155,7 @@ public final class LibHeif {
             handle = h.getValue();
             long hw = api.heif_image_handle_get_width(handle), hh = api.heif_image_handle_get_height(handle);
             if (hw * hh > maxPixels || Math.max(hw, hh) > maxSide) {
-                throw new JobFailure.Permanent("undecodable", "libheif would decode " + hw + "x" + hh + ", more than the header's " + maxPixels + " pixels");
+                throw new Permanent("undecodable", "libheif would decode " + hw + "x" + hh + ", more than the header's " + maxPixels + " pixels");
             }
             boolean alpha = api.heif_image_handle_has_alpha_channel(handle) != 0;
             options = api.heif_decoding_options_alloc();
@@ -165,7 +165,7 @@ public final class LibHeif {
             image = img.getValue();
             int w = api.heif_image_get_width(image, CHANNEL_INTERLEAVED), hgt = api.heif_image_get_height(image, CHANNEL_INTERLEAVED);
             int bits = api.heif_image_get_bits_per_pixel_range(image, CHANNEL_INTERLEAVED);
-            if (w <= 0 || hgt <= 0 || (long) w * hgt > maxPixels || Math.max(w, hgt) > maxSide || bits != 8) throw new JobFailure.Permanent("undecodable", "libheif returned a " + w + "x" + hgt + " image of " + bits + " bits");
+            if (w <= 0 || hgt <= 0 || (long) w * hgt > maxPixels || Math.max(w, hgt) > maxSide || bits != 8) throw new Permanent("undecodable", "libheif returned a " + w + "x" + hgt + " image of " + bits + " bits");
             IntByReference stride = new IntByReference();
             Pointer plane = api.heif_image_get_plane_readonly(image, CHANNEL_INTERLEAVED, stride);
             int channels = alpha ? 4 : 3;
@@ -194,7 +194,7 @@ public final class LibHeif {
      *
      * @param quality 1–100, libheif's lossy quality (mapped by the AV1 plugin onto its quantiser)
      * @param speed   1–9, libaom's speed preset (cpu-used)
-     * @throws JobFailure.Permanent {@code unsupported-format} without libheif or an AV1 encoder
+     * @throws Permanent {@code unsupported-format} without libheif or an AV1 encoder
      */
     public static byte[] encodeAvif(Mat bgr, int quality, int speed) {
         return encode(bgr, COMPRESSION_AV1, quality, speed, 1);
@@ -206,7 +206,7 @@ public final class LibHeif {
      *
      * @param orientation EXIF value 1–8 that the file's transformations express; the file displays
      *                    {@code bgr} turned as that value says
-     * @throws JobFailure.Permanent {@code unsupported-format} without libheif or an HEVC encoder
+     * @throws Permanent {@code unsupported-format} without libheif or an HEVC encoder
      */
     public static byte[] encodeHeic(Mat bgr, int quality, int orientation) {
         return encode(bgr, COMPRESSION_HEVC, quality, 0, orientation);
@@ -289,8 +289,8 @@ public final class LibHeif {
     }
 
     private static Api require(boolean codec, String what) {
-        if (SUPPORT.api() == null) throw new JobFailure.Permanent("unsupported-format", what + " is not available on this worker: " + SUPPORT.problem());
-        if (!codec) throw new JobFailure.Permanent("unsupported-format", what + " is not available on this worker: libheif " + SUPPORT.version() + " has no codec for it");
+        if (SUPPORT.api() == null) throw new Permanent("unsupported-format", what + " is not available on this worker: " + SUPPORT.problem());
+        if (!codec) throw new Permanent("unsupported-format", what + " is not available on this worker: libheif " + SUPPORT.version() + " has no codec for it");
         return SUPPORT.api();
     }
 
@@ -300,6 +300,6 @@ public final class LibHeif {
     }
 
     private static void check(HeifError.ByValue e, String step) {
-        if (e.code != 0) throw new JobFailure.Permanent("undecodable", "libheif " + step + ": " + e.message + " (error " + e.code + "." + e.subcode + ")");
+        if (e.code != 0) throw new Permanent("undecodable", "libheif " + step + ": " + e.message + " (error " + e.code + "." + e.subcode + ")");
     }
 }

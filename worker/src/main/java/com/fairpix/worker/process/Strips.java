@@ -25,7 +25,7 @@ final class Strips {
      * @param deadline checked before each strip
      * @param step     the step's name, for the timeout message
      * @return a new Mat
-     * @throws com.fairpix.core.error.JobFailure.Permanent {@code timeout} when the limit passes
+     * @throws com.fairpix.core.error.Permanent {@code timeout} when the limit passes
      */
     static Mat gaussian(Mat src, double sigma, int border, Deadline deadline, String step) {
         Mat dst = new Mat();

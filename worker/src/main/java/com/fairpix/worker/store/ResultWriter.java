@@ -1,6 +1,6 @@
 package com.fairpix.worker.store;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.storage.ObjectStore;
@@ -35,17 +35,17 @@ public final class ResultWriter {
      * Reads an object a job's spec refers to (a watermark). Only the tenant's own objects: the spec
      * was checked at ingest, and is checked again here because the message is the trust boundary.
      *
-     * @throws JobFailure.Permanent {@code forbidden-key} outside the tenant's prefix,
+     * @throws Permanent {@code forbidden-key} outside the tenant's prefix,
      *                              {@code asset-not-found} when there is no such object
      */
     public byte[] readAsset(JobMessage message, String key) {
         if (!key.startsWith(StorageKeys.tenantPrefix(message.tenant())) || key.contains("..")) {
-            throw new JobFailure.Permanent("forbidden-key", "key " + key + " is outside tenant " + message.tenant() + "'s prefix");
+            throw new Permanent("forbidden-key", "key " + key + " is outside tenant " + message.tenant() + "'s prefix");
         }
         try {
             return objects.get(key, maxSourceBytes);
         } catch (ObjectStore.ObjectNotFoundException e) {
-            throw new JobFailure.Permanent("asset-not-found", "no object at " + key);
+            throw new Permanent("asset-not-found", "no object at " + key);
         }
     }
 

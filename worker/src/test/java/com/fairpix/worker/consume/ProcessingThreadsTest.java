@@ -6,7 +6,7 @@ import com.fairpix.core.ThreadStates;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.time.ManualClock;
-import com.fairpix.worker.JobRunner;
+import com.fairpix.worker.run.JobRunner;
 import com.fairpix.worker.schedule.FifoScheduler;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;

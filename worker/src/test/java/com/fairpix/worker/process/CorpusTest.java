@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.fairpix.core.Corpus;
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.job.Operation;
@@ -110,12 +110,12 @@ class CorpusTest {
         Expectation exp = Expectation.of(row, data);
         long t0 = System.nanoTime();
         Decoded decoded = null;
-        JobFailure.Permanent rejected = null;
+        Permanent rejected = null;
         try {
             DecodePlan plan = DECODE.plan(data, FULL);
             assertThat(NativeMemoryBudget.estimate(plan.decodedPixels(), 0)).as("native memory estimate").isLessThanOrEqualTo(BUDGET * 2);
             decoded = DECODE.apply(data, plan);
-        } catch (JobFailure.Permanent e) {
+        } catch (Permanent e) {
             rejected = e;
         }
         double seconds = (System.nanoTime() - t0) / 1e9;

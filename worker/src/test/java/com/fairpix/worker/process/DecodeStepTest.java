@@ -3,7 +3,8 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.job.Operation;
@@ -87,8 +88,8 @@ class DecodeStepTest {
     void truncatedJpegIsRejectedWithReasonTruncated() {
         byte[] jpeg = StepImages.encode(StepImages.noise(64, 64, 1), ".jpg");
         byte[] cut = Arrays.copyOf(jpeg, jpeg.length / 2);
-        assertThatThrownBy(() -> decode.apply(cut, FULL)).isInstanceOf(JobFailure.Permanent.class)
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("truncated");
+        assertThatThrownBy(() -> decode.apply(cut, FULL)).isInstanceOf(Permanent.class)
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("truncated");
     }
 
     @Test
@@ -103,12 +104,12 @@ class DecodeStepTest {
     @Test
     void unknownFormatsAndOversizedImagesAreRejectedBeforeDecoding() {
         assertThatThrownBy(() -> decode.apply("JUNK89a....".getBytes(), FULL))
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("unsupported-format");
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("unsupported-format");
         assertThatThrownBy(() -> decode.apply("GIF89a....".getBytes(), FULL))
-                .as("a GIF signature with no logical screen").extracting(e -> ((JobFailure) e).reason()).isEqualTo("undecodable-header");
+                .as("a GIF signature with no logical screen").extracting(e -> ((FairpixException) e).reason()).isEqualTo("undecodable-header");
         byte[] big = StepImages.encode(StepImages.noise(100, 100, 1), ".png");
         assertThatThrownBy(() -> new Decode(9_999).apply(big, FULL))
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("too-many-pixels");
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("too-many-pixels");
     }
 
     @Test

@@ -4,7 +4,8 @@ import com.fairpix.core.Corpus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobSpec;
@@ -254,8 +255,8 @@ class DecodeTest {
     @Test
     void decompressionBombsAreRefusedFromTheHeader() {
         // too-many-pixels is only raised from the header, before imdecode allocates anything.
-        JobFailure png = failure(Corpus.bytes("sharp-fixtures/65536-uint32-limit.png"));
-        JobFailure jpeg = failure(Corpus.bytes("sharp-fixtures/giant-image.jpg"));
+        FairpixException png = failure(Corpus.bytes("sharp-fixtures/65536-uint32-limit.png"));
+        FairpixException jpeg = failure(Corpus.bytes("sharp-fixtures/giant-image.jpg"));
 
         assertThat(png.reason()).isEqualTo("too-many-pixels");
         assertThat(png.getMessage()).contains("65536x65536");
@@ -267,7 +268,7 @@ class DecodeTest {
     void pixelLimitIsTheWorkersSetting() {
         byte[] jpeg = TestImages.jpeg(100, 100);
 
-        assertThat(catchThrowableOfType(JobFailure.Permanent.class, () -> new Decode(9_999).apply(jpeg, ORIGINAL)).reason()).isEqualTo("too-many-pixels");
+        assertThat(catchThrowableOfType(Permanent.class, () -> new Decode(9_999).apply(jpeg, ORIGINAL)).reason()).isEqualTo("too-many-pixels");
         try (Decoded d = new Decode(10_000).apply(jpeg, ORIGINAL)) {
             assertThat(d.image().cols()).isEqualTo(100);
         }
@@ -296,7 +297,7 @@ class DecodeTest {
                     assertThat(d.image().depth()).isEqualTo(CvType.CV_8U);
                     assertThat(d.image().channels()).as(row.file()).isIn(3, 4);
                     decoded++;
-                } catch (JobFailure.Permanent e) {
+                } catch (Permanent e) {
                     refused++;
                 } catch (RuntimeException e) {
                     throw new AssertionError(row.file() + " escaped as " + e, e);
@@ -307,8 +308,8 @@ class DecodeTest {
         assertThat(refused).isPositive();
     }
 
-    private JobFailure failure(byte[] data) {
-        JobFailure.Permanent f = catchThrowableOfType(JobFailure.Permanent.class, () -> decode.apply(data, ORIGINAL).close());
+    private FairpixException failure(byte[] data) {
+        Permanent f = catchThrowableOfType(Permanent.class, () -> decode.apply(data, ORIGINAL).close());
         assertThat(f).as("a permanent failure").isNotNull();
         return f;
     }

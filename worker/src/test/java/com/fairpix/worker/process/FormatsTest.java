@@ -3,7 +3,7 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.image.TestTiff;
@@ -90,9 +90,9 @@ class FormatsTest {
     void cutTiffIsTruncatedAndCielabTiffIsAClearRefusal() {
         byte[] tiff = TestTiff.rgb(40, 30, new int[40 * 30 * 3], 8, 1, 1);
         byte[] cut = java.util.Arrays.copyOf(tiff, 1000); // the directory at the end is gone too
-        assertThatThrownBy(() -> decode.apply(cut, FULL)).isInstanceOfSatisfying(JobFailure.Permanent.class,
+        assertThatThrownBy(() -> decode.apply(cut, FULL)).isInstanceOfSatisfying(Permanent.class,
                 e -> assertThat(e.reason()).isIn("truncated", "undecodable-header"));
-        assertThatThrownBy(() -> decode.apply(com.fairpix.core.Corpus.bytes("sharp-fixtures/cielab-dagams.tiff"), FULL)).isInstanceOfSatisfying(JobFailure.Permanent.class,
+        assertThatThrownBy(() -> decode.apply(com.fairpix.core.Corpus.bytes("sharp-fixtures/cielab-dagams.tiff"), FULL)).isInstanceOfSatisfying(Permanent.class,
                 e -> assertThat(e.getMessage()).contains("CIELAB"));
     }
 
@@ -124,7 +124,7 @@ class FormatsTest {
     @Test
     void animatedGifIsRefusedNamingItsFrames() {
         assertThatThrownBy(() -> decode.plan(com.fairpix.core.Corpus.bytes("sharp-fixtures/rotating-squares.gif"), FULL))
-                .isInstanceOfSatisfying(JobFailure.Permanent.class, e -> {
+                .isInstanceOfSatisfying(Permanent.class, e -> {
                     assertThat(e.reason()).isEqualTo("animated");
                     assertThat(e.getMessage()).contains("30 frames");
                 });
@@ -134,7 +134,7 @@ class FormatsTest {
     void gifWhoseFrameIsOverThePixelLimitIsRefusedFromTheHeader() {
         byte[] gif = {'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0, 0, 0, 0,
             0x2C, 0, 0, 0, 0, 0x20, 0x4E, 0x20, 0x4E, 0, 2, 2, 0x4C, 0x01, 0, 0x3B};
-        assertThatThrownBy(() -> decode.plan(gif, FULL)).isInstanceOfSatisfying(JobFailure.Permanent.class,
+        assertThatThrownBy(() -> decode.plan(gif, FULL)).isInstanceOfSatisfying(Permanent.class,
                 e -> assertThat(e.reason()).isEqualTo("too-many-pixels"));
     }
 

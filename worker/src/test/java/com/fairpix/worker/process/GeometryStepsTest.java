@@ -3,7 +3,8 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.job.Operation;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -35,8 +36,8 @@ class GeometryStepsTest {
         @Test
         void aRectangleOutsideTheImageFailsTheJobPermanently() {
             assertThatThrownBy(() -> Crop.apply(src, new Operation.Crop(10, 0, 5, 5)))
-                    .isInstanceOf(JobFailure.Permanent.class)
-                    .extracting(e -> ((JobFailure) e).reason()).isEqualTo("crop-outside-image");
+                    .isInstanceOf(Permanent.class)
+                    .extracting(e -> ((FairpixException) e).reason()).isEqualTo("crop-outside-image");
         }
     }
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.image.ImageFormat;
 import com.fairpix.core.image.ImageHeader;
 import com.fairpix.core.job.JobSpec;
@@ -151,7 +151,7 @@ class ImagePipelineTest {
     void truncatedJpegFailsPermanentlyAsTruncated() {
         byte[] whole = Corpus.bytes("exif-orientation/Landscape_1.jpg");
 
-        JobFailure.Permanent f = catchThrowableOfType(JobFailure.Permanent.class, () -> pipeline.process(Arrays.copyOf(whole, whole.length / 2), THUMB));
+        Permanent f = catchThrowableOfType(Permanent.class, () -> pipeline.process(Arrays.copyOf(whole, whole.length / 2), THUMB));
 
         assertThat(f).isNotNull();
         assertThat(f.reason()).isEqualTo("truncated");
@@ -161,7 +161,7 @@ class ImagePipelineTest {
     void textFileFailsPermanentlyAsUnsupportedFormat() {
         byte[] text = "variants: thumb\nthis is not an image\n".getBytes(StandardCharsets.UTF_8);
 
-        JobFailure.Permanent f = catchThrowableOfType(JobFailure.Permanent.class, () -> pipeline.process(text, THUMB));
+        Permanent f = catchThrowableOfType(Permanent.class, () -> pipeline.process(text, THUMB));
 
         assertThat(f).isNotNull();
         assertThat(f.reason()).isEqualTo("unsupported-format");

@@ -3,7 +3,8 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.job.JobSpec;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -46,8 +47,8 @@ class MemoryBudgetCoverageTest {
         JobSpec spec = JobSpec.parse("""
                 {"variants":{"m":[{"op":"watermark","key":"tenants/t1/logo.png"},{"op":"encode","format":"jpeg"}]}}""", "t1");
         assertThatThrownBy(() -> pipeline.process(photo, spec, key -> logo))
-                .isInstanceOf(JobFailure.Transient.class)
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("native-memory");
+                .isInstanceOf(RetryLater.class)
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("native-memory");
         assertThat(budget.reservedBytes()).as("every lease given back").isZero();
 
         byte[] small = StepImages.encode(StepImages.noise(100, 50, 5), ".png");

@@ -3,7 +3,8 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.job.JobSpec;
 import java.time.Duration;
 import java.util.Map;
@@ -47,8 +48,8 @@ class PipelineOperationsTest {
         JobSpec spec = JobSpec.parse("""
                 {"variants":{"m":[{"op":"watermark","key":"tenants/t1/missing.png"}]}}""", "t1");
         assertThatThrownBy(() -> new ImagePipeline(100_000_000L).process(photo, spec))
-                .isInstanceOf(JobFailure.Permanent.class)
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("asset-not-found");
+                .isInstanceOf(Permanent.class)
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("asset-not-found");
     }
 
     @Test
@@ -60,8 +61,8 @@ class PipelineOperationsTest {
         JobSpec spec = JobSpec.parse("""
                 {"variants":{"v":[{"op":"flip"},{"op":"flop"},{"op":"flip"},{"op":"flop"},{"op":"flip"}]}}""");
         assertThatThrownBy(() -> pipeline.process(photo, spec, Assets.NONE))
-                .isInstanceOf(JobFailure.Permanent.class)
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("timeout");
+                .isInstanceOf(Permanent.class)
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("timeout");
     }
 
     @Test
@@ -71,7 +72,7 @@ class PipelineOperationsTest {
         pipeline.process(photo, JobSpec.parse("{\"variants\":{\"v\":[{\"op\":\"resize\",\"width\":50}]}}"), Assets.NONE);
         assertThat(budget.reservedBytes()).isZero();
         assertThatThrownBy(() -> pipeline.process(new byte[] {1, 2, 3}, JobSpec.parse("{\"variants\":{\"v\":[{\"op\":\"flip\"}]}}"), Assets.NONE))
-                .isInstanceOf(JobFailure.Permanent.class);
+                .isInstanceOf(Permanent.class);
         assertThat(budget.reservedBytes()).isZero();
     }
 }

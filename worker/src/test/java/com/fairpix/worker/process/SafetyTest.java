@@ -3,7 +3,8 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class SafetyTest {
         now.addAndGet(Duration.ofSeconds(10).toNanos());
         d.check("resize");
         now.incrementAndGet();
-        assertThatThrownBy(() -> d.check("encode")).isInstanceOf(JobFailure.Permanent.class)
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("timeout");
+        assertThatThrownBy(() -> d.check("encode")).isInstanceOf(Permanent.class)
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("timeout");
     }
 }

@@ -3,7 +3,8 @@ package com.fairpix.worker.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.job.Operation;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,8 +57,8 @@ class StripsTest {
         // Each look at the clock moves it a second; the limit of 2 s passes inside the step.
         Deadline deadline = Deadline.after(Duration.ofSeconds(2), () -> looks.getAndIncrement() * 1_000_000_000L);
         assertThatThrownBy(() -> Blur.apply(src, new Operation.Blur(2), deadline))
-                .isInstanceOf(JobFailure.Permanent.class)
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("timeout");
+                .isInstanceOf(Permanent.class)
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("timeout");
         // 2000 rows in strips of 256: 8 strips; it stopped before the fourth.
         assertThat(looks.get()).isEqualTo(4);
         src.release();

@@ -3,7 +3,8 @@ package com.fairpix.worker.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobRecord;
 import com.fairpix.core.job.JobSpec;
@@ -28,14 +29,14 @@ class ResultWriterTest {
     void anotherTenantsObjectIsRefusedEvenIfItExists() {
         store.put("tenants/other/brand/logo.png", new byte[] {1}, "image/png");
         for (String key : new String[] {"tenants/other/brand/logo.png", "tenants/acme/../other/brand/logo.png", "tenants/acmex/logo.png"}) {
-            assertThatThrownBy(() -> writer.readAsset(message, key)).as(key).isInstanceOf(JobFailure.Permanent.class)
-                    .extracting(e -> ((JobFailure) e).reason()).isEqualTo("forbidden-key");
+            assertThatThrownBy(() -> writer.readAsset(message, key)).as(key).isInstanceOf(Permanent.class)
+                    .extracting(e -> ((FairpixException) e).reason()).isEqualTo("forbidden-key");
         }
     }
 
     @Test
     void aMissingWatermarkIsAPermanentFailure() {
         assertThatThrownBy(() -> writer.readAsset(message, "tenants/acme/nope.png"))
-                .extracting(e -> ((JobFailure) e).reason()).isEqualTo("asset-not-found");
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("asset-not-found");
     }
 }

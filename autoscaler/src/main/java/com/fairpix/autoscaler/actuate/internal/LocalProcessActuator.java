@@ -159,15 +159,6 @@ public final class LocalProcessActuator implements Actuator {
         }
     }
 
-    /** The jar a class was loaded from, e.g. fairpix.jar for the CLI's main class. */
-    public static Path jarOf(Class<?> type) {
-        try {
-            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot locate the jar of " + type.getName(), e);
-        }
-    }
-
     /** This JVM's java executable. */
     public static String currentJava() {
         return ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");

@@ -1,5 +1,6 @@
 package com.fairpix.autoscaler.signal.internal;
 
+import com.fairpix.autoscaler.signal.LagReader;
 import com.fairpix.core.kafka.Topics;
 import java.time.Duration;
 import java.util.Collection;
@@ -27,7 +28,7 @@ import org.apache.kafka.common.utils.Utils;
  * ({@link ConsumerLag} explains the arithmetic). Each call either returns all partitions or throws:
  * a partial reading is a failed reading.
  */
-public final class KafkaLagReader implements AutoCloseable {
+public final class KafkaLagReader implements LagReader {
     private final Admin admin;
     private final Duration timeout;
 
@@ -42,12 +43,12 @@ public final class KafkaLagReader implements AutoCloseable {
         this.timeout = timeout;
     }
 
-    /** Lag per partition of the pool's topic for the pool's worker group. */
+    @Override
     public Map<Integer, Long> lagByPartition(String pool) throws Exception {
         return lagByPartition(Topics.jobs(pool), Topics.workerGroup(pool));
     }
 
-    /** Lag per partition of {@code topic} for {@code group}, in messages. */
+    @Override
     public Map<Integer, Long> lagByPartition(String topic, String group) throws Exception {
         TopicDescription description = get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
         List<TopicPartition> partitions = description.partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();

@@ -1,6 +1,6 @@
 package com.fairpix.ingest.admission.internal;
 
-import com.fairpix.core.error.ApiProblem;
+import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
@@ -62,7 +62,7 @@ public final class FailoverAdmission implements Admission {
             }
         }
         if (config.redisDown() == AdmissionConfig.RedisDown.CLOSED) {
-            throw ApiProblem.unavailable("redis", "Admission control cannot reach its store; try again shortly (admission.redis-down=closed).",
+            throw RetryLater.dependency("redis", "Admission control cannot reach its store; try again shortly (admission.redis-down=closed).",
                     (int) Math.max(1, Math.ceilDiv(config.redisRetry().toMillis(), 1000)));
         }
         return local.decide(tenant, pool, cost, jobId).asFallback();

@@ -1,5 +1,6 @@
 package com.fairpix.ingest.admission.internal;
 
+import com.fairpix.core.admission.AdmissionLeases;
 import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.Admission;
@@ -37,6 +38,7 @@ public final class RedisAdmission implements Admission {
     private static final String LEASE_SHA = sha1(LEASE_SCRIPT);
 
     private final UnifiedJedis redis;
+    private final AdmissionLeases jobLeases;
     private final AdmissionConfig config;
     private final FarmShare share;
     /** The node's clock for its pool leases, µs (only differences are used). */
@@ -62,6 +64,7 @@ public final class RedisAdmission implements Admission {
 
     private RedisAdmission(UnifiedJedis redis, AdmissionConfig config, FarmShare share, LongSupplier nodeMicros, LongSupplier testClock) {
         this.redis = redis;
+        this.jobLeases = new AdmissionLeases(redis);
         this.config = config;
         this.share = share;
         this.nodeMicros = nodeMicros;
@@ -123,7 +126,7 @@ public final class RedisAdmission implements Admission {
 
     @Override
     public void release(String tenant, String jobId) {
-        redis.zrem(RedisKeys.admissionLeases(tenant), jobId);
+        jobLeases.release(tenant, jobId);
     }
 
     private List<?> run(String tenant, String op, Limits l, long cost, PoolLease.Reservation reservation, String jobId) {

@@ -1,10 +1,12 @@
-package com.fairpix.core.error;
+package com.fairpix.core.http;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A request the API refuses, rendered as an RFC 9457 {@code application/problem+json} body.
+ * An HTTP answer with an RFC 9457 {@code application/problem+json} body: thrown by the http
+ * packages' own refusals, and what {@link Problems} makes of core's error family (services throw
+ * that, never this).
  *
  * <p>{@code type} is {@code https://fairpix.dev/problems/{slug}}; {@code extensions} become extra
  * members of the body (e.g. {@code errors}); {@code headers} are added to the response (e.g.
@@ -82,10 +84,6 @@ public class ApiProblem extends RuntimeException {
 
     public static ApiProblem unsupportedMediaType(String detail) {
         return new ApiProblem(415, "unsupported-media-type", "Unsupported image type", detail);
-    }
-
-    public static ApiProblem unprocessable(String slug, String detail) {
-        return new ApiProblem(422, slug, "Unprocessable image", detail);
     }
 
     public static ApiProblem unavailable(String dependency, String detail, int retryAfterSeconds) {

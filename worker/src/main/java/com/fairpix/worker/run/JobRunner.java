@@ -1,6 +1,7 @@
-package com.fairpix.worker;
+package com.fairpix.worker.run;
 
-import com.fairpix.core.error.JobFailure;
+import com.fairpix.core.error.FairpixException;
+import com.fairpix.core.error.Permanent;
 import com.fairpix.core.job.JobEvent;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobRecord;
@@ -256,7 +257,7 @@ public final class JobRunner {
             metrics.counter(MetricNames.WORKER_JOB_ERRORS, "error", e.getClass().getSimpleName()).increment();
             log.error("job {} of {} threw {} on attempt {}", message.jobId(), message.tenant(), e, Math.max(attempt, recorded[0]));
             return failedAttempt(message, Math.max(attempt, recorded[0]), new IllegalStateException(e.toString(), e));
-        } catch (JobFailure.Permanent e) {
+        } catch (Permanent e) {
             try {
                 fail(message, e.reason(), e.getMessage());
                 return new Outcome.Finished(true);
@@ -296,7 +297,7 @@ public final class JobRunner {
     /** A failed attempt that counts: FAILED after the last, else a retry after the backoff. */
     private Outcome failedAttempt(JobMessage message, int attempt, RuntimeException e) {
         {
-            String reason = e instanceof JobFailure f ? f.reason() : "transient";
+            String reason = e instanceof FairpixException f ? f.reason() : "transient";
             if (attempt >= maxAttempts) {
                 log.warn("job {} of {} failed {} times, giving up: {}", message.jobId(), message.tenant(), attempt, LogSafe.of(e.toString()));
                 try {
@@ -357,7 +358,7 @@ public final class JobRunner {
             // Every earlier attempt was recorded and none ended the job: they died with their worker
             // (OOM, native crash, kill). Running it again would only take down another one.
             metrics.counter(MetricNames.WORKER_JOB_ERRORS, "error", "attempts-exhausted").increment();
-            throw new JobFailure.Permanent("attempts-exhausted", job.attempts() + " attempts started and none finished (worker.max-attempts = "
+            throw new Permanent("attempts-exhausted", job.attempts() + " attempts started and none finished (worker.max-attempts = "
                     + maxAttempts + "); the job may crash its worker");
         }
         JobRecord runningJob = job.running(started, enqueuedAt, job.attempts() + 1);
@@ -379,7 +380,7 @@ public final class JobRunner {
         try {
             original = results.readOriginal(message);
         } catch (SecurityException e) {
-            throw new JobFailure.Permanent("forbidden-key", e.getMessage());
+            throw new Permanent("forbidden-key", e.getMessage());
         }
         Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec(), key -> results.readAsset(message, key));
         return new Processed(message, runningJob, outputs, sample);

@@ -1,0 +1,180 @@
+package com.fairpix.architecture;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.CompositeArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.EvaluationResult;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The boundaries between fairpix's modules and packages, read from the compiled classes of every
+ * module (main and test) under the reactor root ({@code fairpix.root}, set by the cli POM). The
+ * cli depends on every other module (the bench at test scope), so the reactor has compiled them
+ * all before this runs.
+ */
+class ArchitectureTest {
+    /** The modules whose main code keeps HTTP types in {@code ..http..} packages. */
+    private static final List<String> SERVICE_MODULES = List.of("core", "webhooks", "ingest-api", "worker", "autoscaler");
+
+    /**
+     * The one class per service that creates, starts and stops its HTTP server, so holds the
+     * Javalin app: each is its service's wiring, outside the http package it wires.
+     */
+    private static final Set<String> HTTP_SERVER_STARTERS = Set.of(
+            "com.fairpix.ingest.IngestApi",
+            "com.fairpix.worker.Worker",
+            "com.fairpix.autoscaler.Autoscaler",
+            "com.fairpix.webhooks.WebhooksService");
+
+    /**
+     * A package with its {@code internal} subpackages is one slice: the public face builds the
+     * implementations (Admissions, Actuators, Signals) that implement its interfaces.
+     */
+    private static final SliceAssignment PACKAGES_WITH_THEIR_INTERNALS = new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass c) {
+            String p = c.getPackageName();
+            if (!p.startsWith("com.fairpix.")) return SliceIdentifier.ignore();
+            int internal = (p + ".").indexOf(".internal.");
+            return SliceIdentifier.of(internal < 0 ? p : p.substring(0, internal));
+        }
+
+        @Override
+        public String getDescription() {
+            return "com.fairpix packages, each with its internal subpackages";
+        }
+    };
+
+    private static Path root;
+    /** Main and test code of every module. */
+    private static JavaClasses all;
+    /** Module directory ({@code ingest-api}) → its main code. */
+    private static final Map<String, JavaClasses> mainOf = new TreeMap<>();
+
+    @BeforeAll
+    static void importEveryModule() throws IOException {
+        root = Path.of(System.getProperty("fairpix.root", "..")).toAbsolutePath().normalize();
+        List<Path> dirs = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(root)) {
+            for (Path module : modules.filter(d -> Files.isRegularFile(d.resolve("pom.xml"))).sorted().toList()) {
+                if (Files.isDirectory(module.resolve("src/main/java"))) {
+                    Path classes = compiled(module, "classes");
+                    mainOf.put(module.getFileName().toString(), new ClassFileImporter().importPath(classes));
+                    dirs.add(classes);
+                }
+                if (Files.isDirectory(module.resolve("src/test/java"))) dirs.add(compiled(module, "test-classes"));
+            }
+        }
+        all = new ClassFileImporter().importPaths(dirs);
+        assertThat(mainOf).as("modules found under %s", root).containsKeys("core", "webhooks", "ingest-api", "worker", "autoscaler", "cli", "bench");
+    }
+
+    private static Path compiled(Path module, String output) {
+        Path dir = module.resolve("target").resolve(output);
+        assertThat(dir).as("%s is compiled: build with 'mvn test -pl cli -am' (cli must depend on every module)", dir).isDirectory();
+        return dir;
+    }
+
+    @Test
+    void noModuleUsesAnotherModulesInternalPackages() {
+        classes().should(useNoOtherModulesInternals())
+                .because("a module's internal packages are its own; others go through its public face (e.g. Admissions, Actuators)")
+                .check(all);
+    }
+
+    @Test
+    void mainPackagesFormNoCycles() {
+        checkEach(slices().assignedFrom(PACKAGES_WITH_THEIR_INTERNALS).should().beFreeOfCycles(), mainOf.keySet());
+    }
+
+    @Test
+    void httpTypesStayInHttpPackages() {
+        ArchRule javalinAndJetty = noClasses().that().resideOutsideOfPackage("..http..")
+                .and(DescribedPredicate.describe("not " + HTTP_SERVER_STARTERS, (JavaClass c) -> !HTTP_SERVER_STARTERS.contains(topLevel(c))))
+                .should().dependOnClassesThat().resideInAnyPackage("io.javalin..", "org.eclipse.jetty..")
+                .because("requests and responses are the edge's business; outside http packages only the class that"
+                        + " creates, starts and stops its service's HTTP server may hold the Javalin app");
+        ArchRule problems = noClasses().that().resideOutsideOfPackage("..http..")
+                .should().dependOnClassesThat(simpleName("ApiProblem").and(resideInAPackage("com.fairpix..")))
+                .because("services throw core's error family (com.fairpix.core.error); the HTTP edge maps it to problem+json");
+        checkEach(CompositeArchRule.of(javalinAndJetty).and(problems), SERVICE_MODULES);
+    }
+
+    /**
+     * Checks {@code rule} on each module's main code alone, reporting every module's violations.
+     * One module at a time: ArchUnit 1.5 reported some cycles (the worker's, the autoscaler's) only
+     * when their module was checked without the others, and packages of two modules cannot form a
+     * cycle because the modules form none.
+     */
+    private static void checkEach(ArchRule rule, Collection<String> modules) {
+        List<String> failures = new ArrayList<>();
+        for (String module : modules) {
+            EvaluationResult result = rule.evaluate(mainOf.get(module));
+            if (result.hasViolation()) failures.add(module + ": " + result.getFailureReport());
+        }
+        if (!failures.isEmpty()) fail(String.join("\n\n", failures));
+    }
+
+    /** Fails each dependency on a class of an {@code internal} package that another module compiled. */
+    private static ArchCondition<JavaClass> useNoOtherModulesInternals() {
+        return new ArchCondition<>("use no other module's internal packages") {
+            @Override
+            public void check(JavaClass origin, ConditionEvents events) {
+                String from = module(origin);
+                for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+                    JavaClass target = d.getTargetClass().getBaseComponentType();
+                    if (!target.getPackageName().startsWith("com.fairpix.") || !isInternal(target)) continue;
+                    String to = module(target);
+                    if (!from.equals(to)) events.add(SimpleConditionEvent.violated(d, d.getDescription() + " [" + from + " -> " + to + "'s internals]"));
+                }
+            }
+        };
+    }
+
+    private static boolean isInternal(JavaClass c) {
+        return ("." + c.getPackageName() + ".").contains(".internal.");
+    }
+
+    /** The module directory a class was compiled into ({@code ingest-api}, {@code cli}, ...); "?" when not from this tree. */
+    private static String module(JavaClass c) {
+        return c.getSource()
+                .filter(s -> "file".equals(s.getUri().getScheme()))
+                .map(s -> Path.of(s.getUri()))
+                .filter(p -> p.startsWith(root))
+                .map(p -> root.relativize(p).getName(0).toString())
+                .orElse("?");
+    }
+
+    /** The name of the top-level class {@code c} is, or is nested in. */
+    private static String topLevel(JavaClass c) {
+        return c.getName().replaceFirst("\\$.*", "");
+    }
+}
