@@ -8,6 +8,7 @@ import com.fairpix.autoscaler.signal.Signals;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.pool.Pool;
 import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.time.SystemTime;
@@ -32,7 +33,7 @@ public final class AutoscalerService {
         Map<String, PolicyConfig> policies = new LinkedHashMap<>();
         for (String pool : config.get(Setting.AUTOSCALER_POOLS).split(",")) {
             pool = pool.trim();
-            if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.AUTOSCALER_POOLS.env() + " lists cpu and gpu only, got " + pool);
+            if (Pool.find(pool).isEmpty()) throw new IllegalArgumentException(Setting.AUTOSCALER_POOLS.env() + " lists " + String.join(" and ", Pool.NAMES) + " only, got " + pool);
             policies.put(pool, PolicyConfig.from(config, pool).validated());
         }
         Clock clock = SystemTime.clock();

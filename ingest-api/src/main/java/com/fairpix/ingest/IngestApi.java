@@ -102,7 +102,7 @@ public final class IngestApi implements AutoCloseable {
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
         com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos);
-        java.util.List<String> pools = java.util.List.of("cpu", "gpu");
+        java.util.List<String> pools = com.fairpix.core.pool.Pool.NAMES;
         FarmCapacity capacity = new FarmCapacity(redis, directory::byId, pools, admissionConfig.farmCapacity(),
                 config.decimal(Setting.ADMISSION_CAPACITY_HEADROOM), clock).bindTo(registry).start();
         // Admission's scripts are not idempotent (a re-run spends tokens and quota twice): on a cluster

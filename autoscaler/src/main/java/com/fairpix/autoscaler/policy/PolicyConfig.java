@@ -2,6 +2,7 @@ package com.fairpix.autoscaler.policy;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
+import com.fairpix.core.pool.Pool;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,7 +29,7 @@ public record PolicyConfig(int minReplicas, int maxReplicas, double targetBacklo
 
     /** The seeds' defaults: 80 jobs/s for 60 s; backlog 200 growing 50/s for 30 s; +2 CPU / +1 GPU per 15 s; 300 s window. */
     public static PolicyConfig defaults(String pool) {
-        return new PolicyConfig(1, 8, 100, 1, 80, 60, 200, 50, 30, pool.equals("gpu") ? 1 : 2, 15, 300, 60);
+        return new PolicyConfig(1, 8, 100, 1, 80, 60, 200, 50, 30, Pool.parse(pool) == Pool.GPU ? 1 : 2, 15, 300, 60);
     }
 
     /** The policy of {@code pool} from the {@code autoscaler.*} settings. */
@@ -38,7 +39,7 @@ public record PolicyConfig(int minReplicas, int maxReplicas, double targetBacklo
                 c.decimal(Setting.AUTOSCALER_QPS_THRESHOLD), c.integer(Setting.AUTOSCALER_QPS_SUSTAIN_SECONDS),
                 c.decimal(Setting.AUTOSCALER_BACKLOG_THRESHOLD), c.decimal(Setting.AUTOSCALER_GROWTH_THRESHOLD),
                 c.integer(Setting.AUTOSCALER_GROWTH_SUSTAIN_SECONDS),
-                c.integer(pool.equals("gpu") ? Setting.AUTOSCALER_STEP_GPU : Setting.AUTOSCALER_STEP_CPU),
+                c.integer(Pool.parse(pool) == Pool.GPU ? Setting.AUTOSCALER_STEP_GPU : Setting.AUTOSCALER_STEP_CPU),
                 c.integer(Setting.AUTOSCALER_STEP_PERIOD_SECONDS), c.integer(Setting.AUTOSCALER_STABILIZATION_SECONDS),
                 c.integer(Setting.AUTOSCALER_COOLDOWN_SECONDS));
     }

@@ -1,5 +1,6 @@
 package com.fairpix.core.config;
 
+import com.fairpix.core.pool.Pool;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -156,7 +157,7 @@ public final class FairpixConfig {
         double share = decimal(Setting.BACKLOG_RESERVED_SHARE);
         if (!(share >= 0 && share <= 1)) throw new IllegalArgumentException(Setting.BACKLOG_RESERVED_SHARE.env() + " must be in [0, 1], got " + share);
         String pool = get(Setting.WORKER_POOL);
-        if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.WORKER_POOL.env() + " must be cpu or gpu, got " + pool);
+        if (Pool.find(pool).isEmpty()) throw new IllegalArgumentException(Setting.WORKER_POOL.env() + " must be " + String.join(" or ", Pool.NAMES) + ", got " + pool);
     }
 
     public String get(Setting s) {
