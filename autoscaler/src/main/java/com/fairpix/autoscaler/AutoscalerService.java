@@ -8,7 +8,6 @@ import com.fairpix.autoscaler.signal.Signals;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.http.ServiceHttp;
-import com.fairpix.core.pool.Pool;
 import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.time.SystemTime;
@@ -31,11 +30,7 @@ public final class AutoscalerService {
     public static Autoscaler start(FairpixConfig config, Path workerJar, int httpPort) {
         com.fairpix.core.http.AdminTokens.check(config);
         Map<String, PolicyConfig> policies = new LinkedHashMap<>();
-        for (String pool : config.get(Setting.AUTOSCALER_POOLS).split(",")) {
-            pool = pool.trim();
-            if (Pool.find(pool).isEmpty()) throw new IllegalArgumentException(Setting.AUTOSCALER_POOLS.env() + " lists " + String.join(" and ", Pool.NAMES) + " only, got " + pool);
-            policies.put(pool, PolicyConfig.from(config, pool).validated());
-        }
+        for (String pool : config.list(Setting.AUTOSCALER_POOLS)) policies.put(pool, PolicyConfig.from(config, pool));
         Clock clock = SystemTime.clock();
         int interval = config.integer(Setting.AUTOSCALER_INTERVAL_SECONDS);
         String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);

@@ -90,9 +90,6 @@ public final class FairpixConfig {
     private void validate() {
         List<String> problems = new ArrayList<>();
         for (Setting s : Setting.values()) s.constraint().problem(s, values.get(s)).ifPresent(problems::add);
-        if (problems.isEmpty() && integer(Setting.AUTOSCALER_MAX_REPLICAS) < integer(Setting.AUTOSCALER_MIN_REPLICAS)) {
-            problems.add(Setting.AUTOSCALER_MAX_REPLICAS.env() + " must be >= " + Setting.AUTOSCALER_MIN_REPLICAS.env());
-        }
         // The checks read typed values, which would only repeat a constraint's problem.
         if (problems.isEmpty()) {
             for (SettingsCheck check : CHECKS) {
