@@ -26,10 +26,9 @@ import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.process.NativeMemoryBudget;
 import com.fairpix.worker.run.JobRunner;
 import com.fairpix.core.metrics.TenantTags;
-import com.fairpix.worker.schedule.FairScheduler;
 import com.fairpix.worker.schedule.FairnessMeter;
-import com.fairpix.worker.schedule.FifoScheduler;
 import com.fairpix.worker.schedule.JobScheduler;
+import com.fairpix.worker.schedule.SchedulerKind;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import com.fairpix.worker.store.ResultWriter;
@@ -133,12 +132,10 @@ public final class Worker implements AutoCloseable {
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);
         int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
-        boolean fifo = config.get(Setting.WORKER_SCHEDULER).equals("fifo");
-        // FIFO, the baseline, knows no tenants to reserve a thread for: it runs the shared threads only.
-        int reservedThreads = fifo ? 0 : config.integer(Setting.WORKER_RESERVED_THREADS);
-        JobScheduler<JobConsumer.Delivery> scheduler = fifo ? new FifoScheduler<>()
-                : new FairScheduler<>(weights, tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE),
-                        threads, reservedThreads);
+        SchedulerKind kind = config.choice(Setting.WORKER_SCHEDULER, SchedulerKind.class);
+        int reservedThreads = kind.reservesSlots() ? config.integer(Setting.WORKER_RESERVED_THREADS) : 0;
+        JobScheduler<JobConsumer.Delivery> scheduler = kind.create(weights,
+                tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE), threads, reservedThreads);
         HeldJobs heldJobs = new HeldJobs(redis, producer, clientId);
         java.util.function.Predicate<String> held = tenant -> lookup(directory, tenant).map(t -> t.state() == TenantState.SUSPENDED).orElse(false);
         ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-held").unstarted(r));
