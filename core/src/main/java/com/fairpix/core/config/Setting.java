@@ -141,8 +141,8 @@ public enum Setting {
     AUTOSCALER_LOCAL_LOG_DIR("autoscaler.local.log-dir", "", text(), "folder for the local actuator's worker logs; empty = the system temp folder"),
     AUTOSCALER_K8S_NAMESPACE("autoscaler.kubernetes.namespace", "fairpix", text(), "namespace of the worker Deployments"),
     AUTOSCALER_K8S_DEPLOYMENT("autoscaler.kubernetes.deployment", "fairpix-worker-{pool}", text(), "worker Deployment name; {pool} is replaced by the pool"),
-    AUTOSCALER_URL("cli.autoscaler-url", "http://127.0.0.1:8082", text(), "base URL of the autoscaler the CLI talks to (fairpix scale, fairpix top)"),
-    URL("cli.url", "http://127.0.0.1:8080", text(), "base URL of the ingest-api the CLI talks to");
+    AUTOSCALER_URL("cli.autoscaler-url", "http://127.0.0.1:8082", text(), "base URL of the autoscaler the CLI talks to (fairpix scale, fairpix top); --url wins, empty = the default"),
+    URL("cli.url", "http://127.0.0.1:8080", text(), "base URL of the ingest-api the CLI talks to; --url wins, empty = the default");
 
     private final String key;
     private final String defaultValue;
