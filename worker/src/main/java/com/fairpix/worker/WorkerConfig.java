@@ -44,7 +44,7 @@ public record WorkerConfig(Pool pool, SchedulerKind scheduler, ConsumeConfig con
         // The kill-and-fail path for a step the time limit cannot stop: twice the limit and 30 s more.
         ConsumeConfig consume = new ConsumeConfig(threads, reservedThreads, c.integer(Setting.WORKER_SHARED_NICE),
                 c.choice(Setting.WORKER_READ_AHEAD, ReadAhead.Mode.class), limits, jobTimeout.multipliedBy(2).plusSeconds(30));
-        return new WorkerConfig(Pool.parse(c.get(Setting.WORKER_POOL)), scheduler, consume, c.integer(Setting.WORKER_FINISHING_THREADS),
+        return new WorkerConfig(c.choice(Setting.WORKER_POOL, Pool.class), scheduler, consume, c.integer(Setting.WORKER_FINISHING_THREADS),
                 c.integer(Setting.WORKER_MAX_ATTEMPTS), c.longValue(Setting.WORKER_MAX_PIXELS), jobTimeout,
                 c.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES), Duration.ofMillis(c.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS)),
                 c.longValue(Setting.MAX_UPLOAD_BYTES), Duration.ofSeconds(c.longValue(Setting.JOB_RETENTION_SECONDS)),

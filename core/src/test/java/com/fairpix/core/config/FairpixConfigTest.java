@@ -3,6 +3,7 @@ package com.fairpix.core.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fairpix.core.pool.Pool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -148,6 +149,8 @@ class FairpixConfigTest {
 
         assertThat(config.choice(Setting.AUTOSCALER_ACTUATOR, Actuator.class)).isEqualTo(Actuator.DRY_RUN);
         assertThat(config.list(Setting.ADMISSION_SHADOW)).containsExactly("rate", "concurrency");
+        assertThat(FairpixConfig.load(Map.of("FAIRPIX_WORKER_POOL", " gpu "), Map.of()).choice(Setting.WORKER_POOL, Pool.class))
+                .as("a choice is compared, and read, trimmed").isEqualTo(Pool.GPU);
     }
 
     /** Settings other packages give meaning to (the S3 client, spec limits, the metrics listener) are refused by their constraints on every load. */
