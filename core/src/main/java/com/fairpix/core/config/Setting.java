@@ -15,15 +15,16 @@ import java.util.List;
  * constraint and meaning. Precedence: command-line flag, then environment ({@code FAIRPIX_*}),
  * then the properties file ({@code --config} / {@code FAIRPIX_CONFIG}), then the default.
  *
- * <p>Each rule on settings has one home, and {@link FairpixConfig#load} runs them all:
+ * <p>Each rule on settings has one home:
  * <ul>
  *   <li>a rule on one value (a type, bounds, a list of names) is the setting's {@link Constraint},
- *       here, and {@code fairpix config} prints it;</li>
+ *       here: {@link FairpixConfig#load} checks it and {@code fairpix config} prints it;</li>
  *   <li>a value only another module can parse (a webhook retry schedule, an allow list) is checked by
- *       that module's {@link SettingsCheck}, which every process with the module refuses at load;</li>
- *   <li>a rule across settings (max replicas ≥ min replicas) is a module config record's
- *       {@code validate()} (e.g. {@code PolicyConfig}), run by that module's {@link SettingsCheck} or at
- *       its service's start.</li>
+ *       that module's {@link SettingsCheck}, so every process with the module refuses it at load;</li>
+ *   <li>a rule across settings is its module's config record's: the autoscaler's max ≥ min replicas
+ *       ({@code PolicyConfig}, checked on every load by the module's {@link SettingsCheck}); an admin
+ *       token at least {@code admin.token-min-length} long ({@code AdminTokens}, which
+ *       {@code IngestConfig.validate()} and the autoscaler run when they start).</li>
  * </ul>
  * Two bounds repeat another module's constant, which config cannot see without a package cycle:
  * {@code spec.max-output-side} ≤ {@code JobSpec.MAX_SIDE} and {@code admission.farm-capacity},
