@@ -30,11 +30,7 @@ public final class AutoscalerService {
     public static Autoscaler start(FairpixConfig config, Path workerJar, int httpPort) {
         com.fairpix.core.http.AdminTokens.check(config);
         Map<String, PolicyConfig> policies = new LinkedHashMap<>();
-        for (String pool : config.get(Setting.AUTOSCALER_POOLS).split(",")) {
-            pool = pool.trim();
-            if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.AUTOSCALER_POOLS.env() + " lists cpu and gpu only, got " + pool);
-            policies.put(pool, PolicyConfig.from(config, pool).validated());
-        }
+        for (String pool : config.list(Setting.AUTOSCALER_POOLS)) policies.put(pool, PolicyConfig.from(config, pool));
         Clock clock = SystemTime.clock();
         int interval = config.integer(Setting.AUTOSCALER_INTERVAL_SECONDS);
         String bootstrap = config.get(Setting.KAFKA_BOOTSTRAP);

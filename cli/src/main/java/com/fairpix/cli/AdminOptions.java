@@ -1,5 +1,6 @@
 package com.fairpix.cli;
 
+import com.fairpix.core.config.Setting;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -11,7 +12,7 @@ final class AdminOptions {
     String adminToken;
 
     ApiClient api() {
-        String token = ClientOptions.env(adminToken, "FAIRPIX_ADMIN_TOKEN");
+        String token = ClientOptions.setting(adminToken, Setting.ADMIN_TOKEN);
         if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
         return new ApiClient(client.baseUrl(), token);
     }

@@ -1,10 +1,11 @@
 package com.fairpix.cli;
 
+import com.fairpix.core.config.Setting;
 import picocli.CommandLine.Option;
 
 /** Where the scale and top commands find the autoscaler's admin API, and how they print. */
 final class AutoscalerOptions {
-    @Option(names = "--url", description = "autoscaler base URL (FAIRPIX_AUTOSCALER_URL, default http://127.0.0.1:8082)")
+    @Option(names = "--url", description = "autoscaler base URL (FAIRPIX_AUTOSCALER_URL, cli.autoscaler-url; default http://127.0.0.1:8082)")
     String url;
 
     @Option(names = "--admin-token", description = "admin token (FAIRPIX_ADMIN_TOKEN)")
@@ -14,10 +15,9 @@ final class AutoscalerOptions {
     ClientOptions.Output output;
 
     ApiClient client() {
-        String base = ClientOptions.env(url, "FAIRPIX_AUTOSCALER_URL");
-        String token = ClientOptions.env(adminToken, "FAIRPIX_ADMIN_TOKEN");
+        String token = ClientOptions.setting(adminToken, Setting.ADMIN_TOKEN);
         if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
-        return new ApiClient(base == null ? "http://127.0.0.1:8082" : base, token, ApiClient.AUTOSCALER);
+        return new ApiClient(ClientOptions.setting(url, Setting.AUTOSCALER_URL), token, ApiClient.AUTOSCALER);
     }
 
     boolean json() {

@@ -1,5 +1,6 @@
 package com.fairpix.cli;
 
+import com.fairpix.core.config.Setting;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -65,7 +66,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
-        String token = ClientOptions.env(adminToken, "FAIRPIX_ADMIN_TOKEN");
+        String token = ClientOptions.setting(adminToken, Setting.ADMIN_TOKEN);
         if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
         List<Path> images;
         try (Stream<Path> s = Files.list(dir)) {

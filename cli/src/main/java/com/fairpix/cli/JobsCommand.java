@@ -1,5 +1,6 @@
 package com.fairpix.cli;
 
+import com.fairpix.core.config.Setting;
 import com.fairpix.core.json.Json;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
@@ -37,7 +38,7 @@ final class JobsCommand {
             if (key != null) {
                 job = new ApiClient(client.baseUrl(), key).get("/v1/jobs/" + id);
             } else {
-                String token = ClientOptions.env(adminToken, "FAIRPIX_ADMIN_TOKEN");
+                String token = ClientOptions.setting(adminToken, Setting.ADMIN_TOKEN);
                 if (token == null) throw new IllegalArgumentException("give --tenant-key (tenant view) or --admin-token (admin view)");
                 job = new ApiClient(client.baseUrl(), token).get("/admin/v1/jobs/" + id).get("job");
             }

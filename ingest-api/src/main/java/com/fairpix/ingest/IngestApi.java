@@ -23,7 +23,6 @@ import com.fairpix.ingest.http.StatusController;
 import com.fairpix.ingest.http.WebhooksController;
 import com.fairpix.ingest.overload.OverloadConfig;
 import com.fairpix.ingest.overload.OverloadGuard;
-import com.fairpix.core.resilience.BreakerSettings;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
 import com.fairpix.core.resilience.GuardedObjectStore;
@@ -84,10 +83,10 @@ public final class IngestApi implements AutoCloseable {
      * @throws IllegalStateException when a dependency cannot be reached at start
      */
     public static IngestApi start(FairpixConfig config) {
-        // A guessable admin token is refused before anything is started.
-        com.fairpix.core.http.AdminTokens.check(config);
-        AdmissionConfig admissionConfig = AdmissionConfig.from(config);
-        com.fairpix.webhooks.DispatcherConfig webhooks = com.fairpix.webhooks.DispatcherConfig.from(config);
+        // Read once; a guessable admin token is refused before anything is started.
+        IngestConfig settings = IngestConfig.from(config);
+        AdmissionConfig admissionConfig = settings.admission();
+        com.fairpix.webhooks.DispatcherConfig webhooks = settings.webhooks();
         UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
@@ -98,19 +97,19 @@ public final class IngestApi implements AutoCloseable {
         Clock clock = SystemTime.clock();
         LongSupplier nanos = SystemTime.nanos();
         TenantStore tenants = new TenantStore(redis, clock);
-        JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
+        JobStore jobs = new JobStore(redis, settings.jobRetention().toSeconds());
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
-        Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
-        com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos);
-        java.util.List<String> pools = java.util.List.of("cpu", "gpu");
+        Authenticator auth = new Authenticator(directory, settings.adminToken());
+        com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, settings.tenantLabels(), nanos);
+        java.util.List<String> pools = com.fairpix.core.pool.Pool.NAMES;
         FarmCapacity capacity = new FarmCapacity(redis, directory::byId, pools, admissionConfig.farmCapacity(),
-                config.decimal(Setting.ADMISSION_CAPACITY_HEADROOM), clock).bindTo(registry).start();
+                settings.capacityHeadroom(), clock).bindTo(registry).start();
         // Admission's scripts are not idempotent (a re-run spends tokens and quota twice): on a cluster
         // they go through a client that never re-sends a command after a timeout; an outage then
         // meets admission.redis-down at once.
         UnifiedJedis admissionRedis = Redis.connectWithoutRetries(config.get(Setting.REDIS_URL));
         Admission admission = Admissions.redis(admissionRedis, admissionConfig, capacity, registry, tenantTags, clock, nanos);
-        Breakers breakers = Breakers.of(BreakerSettings.from(config)).bindTo(registry);
+        Breakers breakers = Breakers.of(settings.breakers()).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
         String host = config.get(Setting.BIND_HOST);
         com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
@@ -119,14 +118,14 @@ public final class IngestApi implements AutoCloseable {
         Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
         readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
         readiness.put("s3", objects::ping);
-        SpecLimits specLimits = SpecLimits.from(config);
-        com.fairpix.core.http.MetricsAccess metricsAccess = com.fairpix.core.http.MetricsAccess.from(config);
+        SpecLimits specLimits = settings.spec();
+        com.fairpix.core.http.MetricsAccess metricsAccess = settings.metrics();
         Javalin app = ServiceHttp.create(registry, readiness, metricsAccess, c -> {
             // Uploads never pass through Javalin's body buffers (JobController streams them to a file
             // within the tenant's limit); this caps only the JSON bodies of the admin API.
             c.http.maxRequestSize = 1024 * 1024;
         });
-        int port = config.integer(Setting.INGEST_PORT);
+        int port = settings.port();
         // Default node id host:port; with port 0 (tests) the port is not known yet, so a random suffix.
         String defaultNode = host + ":" + (port != 0 ? Integer.toString(port) : "0-" + java.util.UUID.randomUUID().toString().substring(0, 6));
         // The ramp scales the farm's capacity: a pinned one (once, though each pool gets it), else the
@@ -136,13 +135,10 @@ public final class IngestApi implements AutoCloseable {
         OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock, nanos);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
-                overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE))).specLimits(specLimits);
-        String uploadDir = config.get(Setting.INGEST_UPLOAD_DIR);
-        UploadReader uploads = new UploadReader(uploadDir.isBlank() ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fairpix-uploads")
-                : java.nio.file.Path.of(uploadDir), clock);
-        UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
-        RefusalBudget refusals = new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
-                java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), nanos, Thread::sleep);
+                overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(settings.tenantPartitionRate())).specLimits(specLimits);
+        UploadReader uploads = new UploadReader(settings.uploadDir(), clock);
+        UploadSlots slots = new UploadSlots(settings.maxUploadsInFlight(), settings.maxTenantUploadsInFlight());
+        RefusalBudget refusals = new RefusalBudget(settings.refusalsPerSecond(), settings.refusalBurst(), settings.refusalHold(), nanos, Thread::sleep);
         com.fairpix.core.http.OpenApiDocument.load("/openapi/ingest.yaml").serve(app);
         Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
                         refusals,

@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The webhook settings, read and checked once: the {@code webhooks.*} settings (keys, docs and
- * defaults are declared in {@link Setting}) and {@code job.retention-seconds}, how long a delivery
- * is kept. Every instance is valid: the constructor refuses a bad value, naming the setting to
- * change, so the ingest-api and the dispatcher refuse to start with one.
+ * The webhook settings: the {@code webhooks.*} settings (keys, docs, defaults and the bounds of
+ * each value are declared in {@link Setting}) and {@code job.retention-seconds}, how long a delivery
+ * is kept. The retry schedule and the allow list are parsed here, and {@link Check} parses them on
+ * every {@link FairpixConfig#load}, so every process with this module refuses a bad one at load.
  *
  * @param schedule            delays before each retry ({@code webhooks.retry-schedule})
  * @param endpointConcurrency attempts in flight at once per tenant endpoint, per dispatcher (≥ 1)
@@ -26,14 +26,9 @@ public record DispatcherConfig(RetrySchedule schedule, int endpointConcurrency, 
                                Duration pollInterval, Duration breakerOpen, Duration secretOverlap, boolean allowHttp,
                                List<UrlGuard.Cidr> allowList, Duration retention) {
 
-    /** @throws IllegalArgumentException naming the setting (or, for those that are not settings, the member) to change */
+    /** @throws IllegalArgumentException naming the member to change (the settings' values are checked by their constraints) */
     public DispatcherConfig {
         allowList = List.copyOf(allowList);
-        if (endpointConcurrency < 1) throw new IllegalArgumentException(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY.env() + " must be >= 1");
-        if (tenantConcurrency < 1) throw new IllegalArgumentException(Setting.WEBHOOKS_TENANT_CONCURRENCY.env() + " must be >= 1");
-        if (maxInFlight < 1) throw new IllegalArgumentException(Setting.WEBHOOKS_MAX_IN_FLIGHT.env() + " must be >= 1");
-        if (secretOverlap.isNegative()) throw new IllegalArgumentException(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS.env() + " must be >= 0");
-        if (!retention.isPositive()) throw new IllegalArgumentException(Setting.JOB_RETENTION_SECONDS.env() + " must be > 0");
         if (!pollInterval.isPositive()) throw new IllegalArgumentException("pollInterval must be > 0");
         if (!breakerOpen.isPositive()) throw new IllegalArgumentException("breakerOpen must be > 0");
     }
@@ -41,13 +36,9 @@ public record DispatcherConfig(RetrySchedule schedule, int endpointConcurrency, 
     /**
      * The settings as configured.
      *
-     * @throws IllegalArgumentException naming the setting that does not parse or is out of range
+     * @throws IllegalArgumentException naming the setting whose retry schedule or allow list does not parse
      */
     public static DispatcherConfig from(FairpixConfig config) {
-        String allowHttp = config.get(Setting.WEBHOOKS_ALLOW_HTTP).trim();
-        if (!allowHttp.equals("true") && !allowHttp.equals("false")) {
-            throw new IllegalArgumentException(Setting.WEBHOOKS_ALLOW_HTTP.env() + " must be true or false, got " + allowHttp);
-        }
         RetrySchedule schedule;
         try {
             schedule = RetrySchedule.parse(config.get(Setting.WEBHOOKS_RETRY_SCHEDULE));
@@ -62,8 +53,16 @@ public record DispatcherConfig(RetrySchedule schedule, int endpointConcurrency, 
         }
         return new DispatcherConfig(schedule, config.integer(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY), config.integer(Setting.WEBHOOKS_TENANT_CONCURRENCY),
                 config.integer(Setting.WEBHOOKS_MAX_IN_FLIGHT), Duration.ofMillis(200), Duration.ofSeconds(30),
-                Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), Boolean.parseBoolean(allowHttp), allowList,
+                Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), config.bool(Setting.WEBHOOKS_ALLOW_HTTP), allowList,
                 Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS)));
+    }
+
+    /** Refuses a {@code webhooks.*} value only this module can parse when any config loads. */
+    public static final class Check implements com.fairpix.core.config.SettingsCheck {
+        @Override
+        public void check(FairpixConfig config) {
+            from(config);
+        }
     }
 
     /** The SSRF guard these settings describe, resolving names with {@code resolver}. */

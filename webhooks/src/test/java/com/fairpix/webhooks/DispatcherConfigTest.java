@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The webhook settings are parsed and checked here (core cannot see the guard or the schedule); each error names its setting. */
+/** The webhook settings are parsed here (core cannot see the guard or the schedule) and checked on every load; each error names its setting. */
 class DispatcherConfigTest {
     static DispatcherConfig load(Setting setting, String value) {
         return DispatcherConfig.from(FairpixConfig.load(Map.of(), Map.of(setting, value)));
@@ -43,6 +43,19 @@ class DispatcherConfigTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WEBHOOKS_MAX_IN_FLIGHT");
         assertThatThrownBy(() -> load(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS, "-1"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("FAIRPIX_WEBHOOKS_SECRET_OVERLAP_SECONDS must be >= 0");
+    }
+
+    /**
+     * With this module on the class path, every load refuses what only it can parse (its Check,
+     * found by the service loader), not only the processes that build a DispatcherConfig: fairpix
+     * config, worker and autoscaler refuse a bad schedule too.
+     */
+    @Test
+    void loadingAnyConfigRefusesABadRetrySchedule() {
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_WEBHOOKS_RETRY_SCHEDULE", "5s,soon"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WEBHOOKS_RETRY_SCHEDULE").hasMessageContaining("'soon'");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of(), Map.of()).with(Setting.WEBHOOKS_ALLOW_LIST, "10.0.0.0/99"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WEBHOOKS_ALLOW_LIST");
     }
 
     @Test

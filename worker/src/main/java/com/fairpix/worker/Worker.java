@@ -26,9 +26,7 @@ import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.process.NativeMemoryBudget;
 import com.fairpix.worker.run.JobRunner;
 import com.fairpix.core.metrics.TenantTags;
-import com.fairpix.worker.schedule.FairScheduler;
 import com.fairpix.worker.schedule.FairnessMeter;
-import com.fairpix.worker.schedule.FifoScheduler;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -89,7 +87,8 @@ public final class Worker implements AutoCloseable {
      * @param httpPort port for /metrics and /health; negative to run without HTTP
      */
     public static Worker start(FairpixConfig config, int httpPort) {
-        String pool = config.get(Setting.WORKER_POOL);
+        WorkerConfig settings = WorkerConfig.from(config);
+        String pool = settings.pool().wire();
         UnifiedJedis redis = Redis.connect(config.get(Setting.REDIS_URL));
         ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
@@ -102,26 +101,25 @@ public final class Worker implements AutoCloseable {
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry(io.micrometer.core.instrument.Tags.of("pool", pool));
         Clock clock = SystemTime.clock();
         LongSupplier nanos = SystemTime.nanos();
-        JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
+        JobStore jobs = new JobStore(redis, settings.jobRetention().toSeconds());
         TenantStore tenants = new TenantStore(redis, clock);
         EventPublisher events = new EventPublisher(producer);
-        NativeMemoryBudget memory = new NativeMemoryBudget(config.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES));
+        NativeMemoryBudget memory = new NativeMemoryBudget(settings.nativeMemoryBytes());
         Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
-        ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS), memory,
-                Duration.ofSeconds(config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS)), nanos);
+        ImagePipeline pipeline = new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
         // S3 behind a circuit breaker: while it is open the worker takes no job and pauses its
         // partitions, so an outage neither fails jobs nor spends their attempts (docs/overload.md).
         com.fairpix.core.resilience.Breakers breakers = com.fairpix.core.resilience.Breakers.of(
-                com.fairpix.core.resilience.BreakerSettings.from(config)).bindTo(registry);
+                settings.breakers()).bindTo(registry);
         io.github.resilience4j.circuitbreaker.CircuitBreaker s3Breaker = breakers.get(com.fairpix.core.resilience.Dependency.S3);
         java.util.function.BooleanSupplier s3Down = () -> s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN
                 || s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.FORCED_OPEN;
-        ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker), config.longValue(Setting.MAX_UPLOAD_BYTES));
+        ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker), settings.maxResultBytes());
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
-                new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos), clock,
-                config.integer(Setting.WORKER_MAX_ATTEMPTS), Duration.ofMillis(500), new AdmissionLeases(redis)::release);
+                new TenantTags(registry, settings.tenantLabels(), nanos), clock,
+                settings.maxAttempts(), Duration.ofMillis(500), new AdmissionLeases(redis)::release);
 
-        int finishingThreads = config.integer(Setting.WORKER_FINISHING_THREADS);
+        int finishingThreads = settings.finishingThreads();
         java.util.concurrent.ExecutorService finishers = null;
         if (finishingThreads > 0) {
             java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
@@ -132,13 +130,10 @@ public final class Worker implements AutoCloseable {
         }
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);
-        int threads = config.integer(Setting.WORKER_THREADS) > 0 ? config.integer(Setting.WORKER_THREADS) : Runtime.getRuntime().availableProcessors();
-        boolean fifo = config.get(Setting.WORKER_SCHEDULER).equals("fifo");
-        // FIFO, the baseline, knows no tenants to reserve a thread for: it runs the shared threads only.
-        int reservedThreads = fifo ? 0 : config.integer(Setting.WORKER_RESERVED_THREADS);
-        JobScheduler<JobConsumer.Delivery> scheduler = fifo ? new FifoScheduler<>()
-                : new FairScheduler<>(weights, tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE),
-                        threads, reservedThreads);
+        int threads = settings.consume().sharedThreads();
+        int reservedThreads = settings.consume().reservedThreads();
+        JobScheduler<JobConsumer.Delivery> scheduler = settings.scheduler().create(weights,
+                tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE), threads, reservedThreads);
         HeldJobs heldJobs = new HeldJobs(redis, producer, clientId);
         java.util.function.Predicate<String> held = tenant -> lookup(directory, tenant).map(t -> t.state() == TenantState.SUSPENDED).orElse(false);
         ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-held").unstarted(r));
@@ -155,7 +150,7 @@ public final class Worker implements AutoCloseable {
                 log.debug("held-jobs sweep failed: {}", e.toString());
             }
         }, 5, 5, TimeUnit.SECONDS);
-        TenantTags tenantTags = new TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos);
+        TenantTags tenantTags = new TenantTags(registry, settings.tenantLabels(), nanos);
         FairnessMeter fairness = new FairnessMeter(weights);
         com.fairpix.worker.consume.ServiceRate serviceRate = new com.fairpix.worker.consume.ServiceRate();
         com.fairpix.worker.consume.SaturatedThroughput saturated = new com.fairpix.worker.consume.SaturatedThroughput(nanos.getAsLong());
@@ -189,9 +184,9 @@ public final class Worker implements AutoCloseable {
         Gauge.builder(MetricNames.FAIRNESS_INDEX, fairness::lastIndex).tag("pool", pool)
                 .description("Jain's index over backlogged tenants' weight-normalised service in the last 60 s window").register(registry);
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
-        consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, config.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS));
-        JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), scheduler, runner, events, held, heldJobs, listener,
-                threads, reservedThreads, config.integer(Setting.WORKER_SHARED_NICE), readAhead(config, nanos), clock, nanos);
+        consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) settings.maxPollInterval().toMillis());
+        JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), settings.consume(), scheduler, runner, events, held, heldJobs, listener,
+                clock, nanos);
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).description("jobs buffered in the worker's scheduler, waiting for a processing thread").register(registry);
         ReadAheadMetrics.bind(consumer, registry, pool, tenantTags, clock, housekeeping);
         housekeeping.scheduleAtFixedRate(() -> saturated.sample(consumer.buffered() > 0 && consumer.runningShared() >= capacityThreads, nanos.getAsLong()),
@@ -200,8 +195,6 @@ public final class Worker implements AutoCloseable {
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
         runner.dependencyDown(s3Down);
         consumer.dependencyDown(s3Down);
-        // The kill-and-fail path for a step the time limit cannot stop: twice the limit and 30 s more.
-        consumer.abandonAfter(Duration.ofSeconds(2 * config.longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) + 30));
         io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, consumer, JobConsumer::abandoned).tag("pool", pool)
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);
         consumer.start();
@@ -226,16 +219,6 @@ public final class Worker implements AutoCloseable {
             }
         };
         return new Worker(redis, objects, producer, consumer, http, directory, housekeeping, finishers, withdraw);
-    }
-
-    /** The read-ahead bounds from the worker.* settings (docs/isolation.md). */
-    static com.fairpix.worker.consume.ReadAhead readAhead(FairpixConfig config, LongSupplier nanos) {
-        var mode = config.get(Setting.WORKER_READ_AHEAD).equals("partition")
-                ? com.fairpix.worker.consume.ReadAhead.Mode.PARTITION : com.fairpix.worker.consume.ReadAhead.Mode.TENANT;
-        return new com.fairpix.worker.consume.ReadAhead(mode, new com.fairpix.worker.consume.ReadAhead.Limits(
-                config.integer(Setting.WORKER_TENANT_BUFFER), config.longValue(Setting.WORKER_TENANT_BUFFER_BYTES),
-                config.integer(Setting.WORKER_BUFFERED_JOBS), config.longValue(Setting.WORKER_BUFFERED_BYTES),
-                config.integer(Setting.WORKER_PARTITION_BUFFER)), nanos);
     }
 
     /** The cached tenant; empty when unknown or when it cannot be loaded now (Redis away). */

@@ -25,7 +25,7 @@ public final class Actuators {
      * @param nanos     the local actuator's monotonic clock, nanoseconds (how long it waits for workers to stop)
      */
     public static Actuator fromConfig(FairpixConfig config, Path workerJar, int initial, Clock clock, LongSupplier nanos) {
-        return switch (config.get(Setting.AUTOSCALER_ACTUATOR)) {
+        return switch (config.get(Setting.AUTOSCALER_ACTUATOR).trim()) {
             case "kubernetes" -> new KubernetesActuator(new KubernetesClientBuilder().build(),
                     config.get(Setting.AUTOSCALER_K8S_NAMESPACE), config.get(Setting.AUTOSCALER_K8S_DEPLOYMENT));
             case "dry-run" -> new DryRunActuator(initial);

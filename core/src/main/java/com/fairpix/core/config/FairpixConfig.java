@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +14,8 @@ import java.util.Properties;
 /**
  * Resolved configuration: one value per {@link Setting}, with where it came from.
  *
- * @throws IllegalArgumentException from {@link #load} when a value does not parse or a file is unreadable
+ * @throws IllegalArgumentException from {@link #load} and {@link #with} when a value breaks its
+ *         setting's constraint or a module's {@link SettingsCheck}, or the file is unreadable
  */
 public final class FairpixConfig {
     private static final List<SettingsCheck> CHECKS = java.util.ServiceLoader.load(SettingsCheck.class, FairpixConfig.class.getClassLoader())
@@ -79,116 +81,68 @@ public final class FairpixConfig {
         return config;
     }
 
+    /**
+     * Checks every setting against its {@link Setting#constraint()}, then, when they all pass, runs
+     * the {@link SettingsCheck}s of the modules on the class path.
+     *
+     * @throws IllegalArgumentException listing every problem found, "; "-separated, each naming its setting
+     */
     private void validate() {
-        for (Setting s : List.of(Setting.JOB_PARTITIONS, Setting.INGEST_PORT, Setting.WORKER_PORT,
-                Setting.WORKER_THREADS, Setting.WORKER_RESERVED_THREADS, Setting.WORKER_FINISHING_THREADS, Setting.WORKER_MAX_ATTEMPTS, Setting.WORKER_BUFFERED_JOBS,
-                Setting.WORKER_PARTITION_BUFFER, Setting.WORKER_MAX_POLL_INTERVAL_MS, Setting.METRICS_TENANT_LABELS,
-                Setting.AUTOSCALER_PORT, Setting.AUTOSCALER_MIN_REPLICAS, Setting.AUTOSCALER_MAX_REPLICAS,
-                Setting.AUTOSCALER_QPS_SUSTAIN_SECONDS, Setting.AUTOSCALER_GROWTH_SUSTAIN_SECONDS, Setting.AUTOSCALER_STEP_CPU,
-                Setting.AUTOSCALER_STEP_GPU, Setting.AUTOSCALER_STEP_PERIOD_SECONDS, Setting.AUTOSCALER_STABILIZATION_SECONDS,
-                Setting.AUTOSCALER_COOLDOWN_SECONDS, Setting.AUTOSCALER_LOCAL_WORKER_THREADS)) {
-            int v = integer(s);
-            if (v < 0) throw new IllegalArgumentException(s.env() + " must be >= 0, got " + v);
+        List<String> problems = new ArrayList<>();
+        for (Setting s : Setting.values()) s.constraint().problem(s, values.get(s)).ifPresent(problems::add);
+        // The checks read typed values, which would only repeat a constraint's problem.
+        if (problems.isEmpty()) {
+            for (SettingsCheck check : CHECKS) {
+                try {
+                    check.check(this);
+                } catch (IllegalArgumentException e) {
+                    problems.add(e.getMessage());
+                }
+            }
         }
-        if (longValue(Setting.MAX_UPLOAD_BYTES) <= 0) throw new IllegalArgumentException(Setting.MAX_UPLOAD_BYTES.env() + " must be > 0");
-        if (longValue(Setting.WORKER_MAX_PIXELS) <= 0) throw new IllegalArgumentException(Setting.WORKER_MAX_PIXELS.env() + " must be > 0");
-        if (longValue(Setting.WORKER_JOB_TIMEOUT_SECONDS) <= 0) throw new IllegalArgumentException(Setting.WORKER_JOB_TIMEOUT_SECONDS.env() + " must be > 0");
-        if (longValue(Setting.WORKER_NATIVE_MEMORY_BYTES) < 64L << 20) throw new IllegalArgumentException(Setting.WORKER_NATIVE_MEMORY_BYTES.env() + " must be >= 67108864 (64 MiB)");
-        if (integer(Setting.WORKER_SHARED_NICE) < 0 || integer(Setting.WORKER_SHARED_NICE) > 19) {
-            throw new IllegalArgumentException(Setting.WORKER_SHARED_NICE.env() + " must be 0..19, got " + integer(Setting.WORKER_SHARED_NICE));
-        }
-        for (Setting s : List.of(Setting.WORKER_TENANT_BUFFER, Setting.WORKER_BUFFERED_JOBS)) {
-            if (integer(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
-        }
-        for (Setting s : List.of(Setting.WORKER_TENANT_BUFFER_BYTES, Setting.WORKER_BUFFERED_BYTES)) {
-            if (longValue(s) < 65_536) throw new IllegalArgumentException(s.env() + " must be >= 65536 bytes");
-        }
-        if (!(decimal(Setting.TENANT_PARTITION_RATE) >= 0)) throw new IllegalArgumentException(Setting.TENANT_PARTITION_RATE.env() + " must be >= 0");
-        String readAhead = get(Setting.WORKER_READ_AHEAD);
-        if (!readAhead.equals("tenant") && !readAhead.equals("partition")) {
-            throw new IllegalArgumentException(Setting.WORKER_READ_AHEAD.env() + " must be tenant or partition, got " + readAhead);
-        }
-        if (integer(Setting.WORKER_PARTITION_BUFFER) < 1) throw new IllegalArgumentException(Setting.WORKER_PARTITION_BUFFER.env() + " must be >= 1");
-        String scheduler = get(Setting.WORKER_SCHEDULER);
-        if (!scheduler.equals("fair") && !scheduler.equals("fifo")) throw new IllegalArgumentException(Setting.WORKER_SCHEDULER.env() + " must be fair or fifo, got " + scheduler);
-        if (integer(Setting.WORKER_MAX_ATTEMPTS) < 1) throw new IllegalArgumentException(Setting.WORKER_MAX_ATTEMPTS.env() + " must be >= 1");
-        if (longValue(Setting.JOB_RETENTION_SECONDS) <= 0) throw new IllegalArgumentException(Setting.JOB_RETENTION_SECONDS.env() + " must be > 0");
-        integer(Setting.WEBHOOKS_PORT);
-        // The other webhooks.* settings are checked by the webhooks module's DispatcherConfig, where they are parsed.
-        for (Setting s : List.of(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT, Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT, Setting.ADMIN_TOKEN_MIN_LENGTH)) {
-            if (integer(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
-        }
-        for (SettingsCheck check : CHECKS) check.check(this);
-        if (integer(Setting.AUTOSCALER_INTERVAL_SECONDS) < 1) throw new IllegalArgumentException(Setting.AUTOSCALER_INTERVAL_SECONDS.env() + " must be >= 1");
-        if (integer(Setting.AUTOSCALER_MAX_REPLICAS) < integer(Setting.AUTOSCALER_MIN_REPLICAS)) {
-            throw new IllegalArgumentException(Setting.AUTOSCALER_MAX_REPLICAS.env() + " must be >= " + Setting.AUTOSCALER_MIN_REPLICAS.env());
-        }
-        if (!(decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND) > 0) || !Double.isFinite(decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND))) throw new IllegalArgumentException(Setting.INGEST_TENANT_REFUSALS_PER_SECOND.env() + " must be a finite number > 0");
-        if (longValue(Setting.INGEST_REFUSAL_HOLD_MS) < 0 || longValue(Setting.INGEST_REFUSAL_HOLD_MS) > 30_000) throw new IllegalArgumentException(Setting.INGEST_REFUSAL_HOLD_MS.env() + " must be 0..30000");
-        if (!(decimal(Setting.INGEST_TENANT_REFUSAL_BURST) >= 1) || !Double.isFinite(decimal(Setting.INGEST_TENANT_REFUSAL_BURST))) throw new IllegalArgumentException(Setting.INGEST_TENANT_REFUSAL_BURST.env() + " must be a finite number >= 1");
-        for (Setting s : List.of(Setting.AUTOSCALER_TARGET_BACKLOG, Setting.AUTOSCALER_COST_PER_JOB)) {
-            if (decimal(s) <= 0) throw new IllegalArgumentException(s.env() + " must be > 0");
-        }
-        for (Setting s : List.of(Setting.AUTOSCALER_QPS_THRESHOLD, Setting.AUTOSCALER_BACKLOG_THRESHOLD, Setting.AUTOSCALER_GROWTH_THRESHOLD)) {
-            if (decimal(s) < 0) throw new IllegalArgumentException(s.env() + " must be >= 0");
-        }
-        String actuator = get(Setting.AUTOSCALER_ACTUATOR);
-        if (!List.of("local", "kubernetes", "dry-run").contains(actuator)) {
-            throw new IllegalArgumentException(Setting.AUTOSCALER_ACTUATOR.env() + " must be local, kubernetes or dry-run, got " + actuator);
-        }
-        for (Setting s : List.of(Setting.BREAKER_FAILURE_RATE, Setting.BREAKER_SLOW_CALL_RATE, Setting.BREAKER_PROBE_SUCCESS)) {
-            double v = decimal(s);
-            if (!(v > 0 && v <= 100)) throw new IllegalArgumentException(s.env() + " must be a percentage in (0, 100], got " + v);
-        }
-        for (Setting s : List.of(Setting.BREAKER_SLOW_CALL_MS, Setting.BREAKER_WINDOW_CALLS, Setting.BREAKER_MINIMUM_CALLS, Setting.BREAKER_OPEN_MS,
-                Setting.BREAKER_PROBES, Setting.KAFKA_PRODUCE_TIMEOUT_MS, Setting.RAMP_STEP_MS, Setting.BACKLOG_READ_MS)) {
-            if (longValue(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
-        }
-        double rampStart = decimal(Setting.RAMP_START);
-        if (!(rampStart > 0 && rampStart <= 1)) throw new IllegalArgumentException(Setting.RAMP_START.env() + " must be in (0, 1], got " + rampStart);
-        if (!(decimal(Setting.RAMP_FACTOR) > 1)) throw new IllegalArgumentException(Setting.RAMP_FACTOR.env() + " must be > 1");
-        for (Setting s : List.of(Setting.RAMP_CAPACITY, Setting.BACKLOG_JOB_SECONDS, Setting.BACKLOG_SOFT_SECONDS, Setting.BACKLOG_HARD_SECONDS)) {
-            if (!(decimal(s) >= 0)) throw new IllegalArgumentException(s.env() + " must be >= 0");
-        }
-        if (!(decimal(Setting.ADMISSION_CAPACITY_HEADROOM) >= 1) || decimal(Setting.ADMISSION_CAPACITY_HEADROOM) > 100) {
-            throw new IllegalArgumentException(Setting.ADMISSION_CAPACITY_HEADROOM.env() + " must be 1..100, got " + get(Setting.ADMISSION_CAPACITY_HEADROOM));
-        }
-        double share = decimal(Setting.BACKLOG_RESERVED_SHARE);
-        if (!(share >= 0 && share <= 1)) throw new IllegalArgumentException(Setting.BACKLOG_RESERVED_SHARE.env() + " must be in [0, 1], got " + share);
-        String pool = get(Setting.WORKER_POOL);
-        if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.WORKER_POOL.env() + " must be cpu or gpu, got " + pool);
+        if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
     }
 
     public String get(Setting s) {
         return values.get(s);
     }
 
+    /** @throws IllegalArgumentException naming the setting when its value is not a 32-bit integer */
     public int integer(Setting s) {
-        try {
-            return Integer.parseInt(values.get(s).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be an integer, got '" + values.get(s) + "'");
-        }
+        return Constraint.Type.INTEGER.parse(s, values.get(s)).intValue();
     }
 
     public boolean bool(Setting s) {
         return Boolean.parseBoolean(values.get(s).trim());
     }
 
+    /** @throws IllegalArgumentException naming the setting when its value is not a number */
     public double decimal(Setting s) {
-        try {
-            return Double.parseDouble(values.get(s).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be a number, got '" + values.get(s) + "'");
-        }
+        return Constraint.Type.NUMBER.parse(s, values.get(s)).doubleValue();
     }
 
+    /** @throws IllegalArgumentException naming the setting when its value is not a 64-bit integer */
     public long longValue(Setting s) {
-        try {
-            return Long.parseLong(values.get(s).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be an integer, got '" + values.get(s) + "'");
-        }
+        return Constraint.Type.WHOLE.parse(s, values.get(s)).longValue();
+    }
+
+    /**
+     * The constant of {@code type} that a choice setting names: its value upper-cased with dashes as
+     * underscores ({@code dry-run} → {@code DRY_RUN}).
+     *
+     * @throws IllegalArgumentException when {@code type} has no such constant
+     */
+    public <E extends Enum<E>> E choice(Setting s, Class<E> type) {
+        return Enum.valueOf(type, values.get(s).trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+    }
+
+    /** The items of a list setting: its value split at commas, trimmed, blanks left out. */
+    public List<String> list(Setting s) {
+        return items(values.get(s));
+    }
+
+    static List<String> items(String value) {
+        return java.util.Arrays.stream(value.split(",")).map(String::trim).filter(item -> !item.isEmpty()).toList();
     }
 
     /** Setting → [value, source], secrets masked; for {@code fairpix config}. */

@@ -23,19 +23,10 @@ public record MetricsAccess(String token, int port) {
 
     public MetricsAccess {
         token = token == null ? "" : token;
-        if (port < -1 || port > 65_535) throw new IllegalArgumentException(Setting.METRICS_PORT.env() + " must be -1 or 0..65535, got " + port);
     }
 
     public static MetricsAccess from(FairpixConfig config) {
         return new MetricsAccess(config.get(Setting.METRICS_TOKEN).trim(), config.integer(Setting.METRICS_PORT));
-    }
-
-    /** Refuses a {@code metrics.port} out of range when the config loads. */
-    public static final class Check implements com.fairpix.core.config.SettingsCheck {
-        @Override
-        public void check(FairpixConfig config) {
-            from(config);
-        }
     }
 
     /** True when {@code /metrics} is served on the service port. */

@@ -3,6 +3,7 @@ package com.fairpix.core.job;
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.error.Rejected;
 import com.fairpix.core.json.Json;
+import com.fairpix.core.pool.Pool;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         String pool = null;
         if (root.has("pool")) {
             pool = root.get("pool").asText();
-            if (!pool.equals("cpu") && !pool.equals("gpu")) errors.add("pool must be cpu or gpu");
+            if (Pool.find(pool).isEmpty()) errors.add(Pool.MUST_BE);
         }
         String webhookUrl = null;
         if (root.has("webhookUrl") && !root.get("webhookUrl").isNull()) {

@@ -2,8 +2,6 @@ package com.fairpix.core.job;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * What one job spec may ask for, so that a few bytes of spec cannot make gigabytes of output or
@@ -24,31 +22,11 @@ public record SpecLimits(int maxSpecBytes, int maxVariants, int maxOperations, i
     /** The defaults of {@link Setting}. */
     public static final SpecLimits DEFAULTS = new SpecLimits(65_536, 16, 16, 512, 16_384, 50_000_000L, 50);
 
-    /** @throws IllegalArgumentException naming the setting of each bad value */
-    public SpecLimits {
-        List<String> p = new ArrayList<>();
-        if (maxSpecBytes < 256) p.add(Setting.SPEC_MAX_BYTES.env() + " must be >= 256");
-        if (maxVariants < 1) p.add(Setting.SPEC_MAX_VARIANTS.env() + " must be >= 1");
-        if (maxOperations < 1) p.add(Setting.SPEC_MAX_OPERATIONS.env() + " must be >= 1");
-        if (maxKeyLength < 16 || maxKeyLength > 1024) p.add(Setting.SPEC_MAX_KEY_LENGTH.env() + " must be 16..1024 (S3 keys are at most 1024 bytes)");
-        if (maxOutputSide < 1 || maxOutputSide > JobSpec.MAX_SIDE) p.add(Setting.SPEC_MAX_OUTPUT_SIDE.env() + " must be 1.." + JobSpec.MAX_SIDE);
-        if (maxOutputPixels < 1) p.add(Setting.SPEC_MAX_OUTPUT_PIXELS.env() + " must be >= 1");
-        if (!(maxBlurSigma >= 0.3 && maxBlurSigma <= 1000)) p.add(Setting.SPEC_MAX_BLUR_SIGMA.env() + " must be 0.3..1000");
-        if (!p.isEmpty()) throw new IllegalArgumentException(String.join("; ", p));
-    }
-
+    /** The {@code spec.*} settings; each setting's constraint bounds its value. */
     public static SpecLimits from(FairpixConfig c) {
         return new SpecLimits(c.integer(Setting.SPEC_MAX_BYTES), c.integer(Setting.SPEC_MAX_VARIANTS), c.integer(Setting.SPEC_MAX_OPERATIONS),
                 c.integer(Setting.SPEC_MAX_KEY_LENGTH), c.integer(Setting.SPEC_MAX_OUTPUT_SIDE), c.longValue(Setting.SPEC_MAX_OUTPUT_PIXELS),
                 c.decimal(Setting.SPEC_MAX_BLUR_SIGMA));
-    }
-
-    /** Refuses {@code spec.*} values out of range when the config loads, naming each setting. */
-    public static final class Check implements com.fairpix.core.config.SettingsCheck {
-        @Override
-        public void check(FairpixConfig config) {
-            from(config);
-        }
     }
 
     /** These limits with {@code maxOutputPixels} lowered to the tenant's {@code maxPixels}. */

@@ -1,5 +1,6 @@
 package com.fairpix.core.kafka;
 
+import com.fairpix.core.pool.Pool;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -85,9 +87,10 @@ public final class KafkaSupport {
         try (Admin admin = Admin.create(p)) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> wanted = new ArrayList<>();
-            Set<String> jobTopics = Set.of(Topics.jobs("cpu"), Topics.jobs("gpu"));
-            for (var t : Map.of(Topics.jobs("cpu"), jobPartitions, Topics.jobs("gpu"), jobPartitions,
-                    Topics.EVENTS, jobPartitions, Topics.DLQ, 1).entrySet()) {
+            Set<String> jobTopics = Pool.NAMES.stream().map(Topics::jobs).collect(Collectors.toSet());
+            Map<String, Integer> partitions = new HashMap<>(Map.of(Topics.EVENTS, jobPartitions, Topics.DLQ, 1));
+            jobTopics.forEach(t -> partitions.put(t, jobPartitions));
+            for (var t : partitions.entrySet()) {
                 NewTopic topic = new NewTopic(t.getKey(), t.getValue(), (short) 1);
                 if (jobTopics.contains(t.getKey())) topic.configs(JOB_TOPIC_CONFIG);
                 if (!existing.contains(t.getKey())) wanted.add(topic);

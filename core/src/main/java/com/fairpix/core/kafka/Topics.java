@@ -1,5 +1,7 @@
 package com.fairpix.core.kafka;
 
+import com.fairpix.core.pool.Pool;
+
 /** Kafka topic layout. Job topics are keyed by tenant id, so a tenant's jobs stay on one partition. */
 public final class Topics {
     public static final String EVENTS = "fairpix.events";
@@ -9,8 +11,7 @@ public final class Topics {
 
     /** {@code fairpix.jobs.cpu} or {@code fairpix.jobs.gpu}. */
     public static String jobs(String pool) {
-        if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException("pool must be cpu or gpu, got " + pool);
-        return "fairpix.jobs." + pool;
+        return "fairpix.jobs." + Pool.parse(pool).wire();
     }
 
     /** Consumer group of a worker pool. */

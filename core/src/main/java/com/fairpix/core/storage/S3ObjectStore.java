@@ -25,40 +25,22 @@ public final class S3ObjectStore implements ObjectStore {
     private final software.amazon.awssdk.http.SdkHttpClient http;
     private final String bucket;
 
-    /** The HTTP client under the SDK ({@code s3.http-client}); their CPU per call is compared in docs/overhead.md. */
+    /**
+     * The HTTP client under the SDK ({@code s3.http-client}, whose constraint lists these as
+     * {@code apache} and {@code url-connection}); their CPU per call is compared in docs/overhead.md.
+     */
     public enum HttpClientKind {
         /** Apache HttpClient 5, the SDK's own default: the most S3 calls per second in the farm (the default). */
         APACHE,
         /** The JDK's HttpURLConnection: pure Java, no pool of its own to tune. */
-        URL_CONNECTION;
-
-        /** @throws IllegalArgumentException for a name other than apache or url-connection */
-        public static HttpClientKind of(String name) {
-            return switch (name.trim().toLowerCase(java.util.Locale.ROOT)) {
-                case "apache" -> APACHE;
-                case "url-connection" -> URL_CONNECTION;
-                default -> throw new IllegalArgumentException("s3.http-client must be apache or url-connection, got " + name);
-            };
-        }
-    }
-
-    /** Refuses an {@code s3.http-client} other than apache or url-connection when the config loads. */
-    public static final class Check implements com.fairpix.core.config.SettingsCheck {
-        @Override
-        public void check(com.fairpix.core.config.FairpixConfig config) {
-            try {
-                HttpClientKind.of(config.get(com.fairpix.core.config.Setting.S3_HTTP_CLIENT));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(com.fairpix.core.config.Setting.S3_HTTP_CLIENT.env() + ": " + e.getMessage(), e);
-            }
-        }
+        URL_CONNECTION
     }
 
     /** The store the {@code s3.*} settings describe. */
     public static S3ObjectStore from(com.fairpix.core.config.FairpixConfig config) {
         return new S3ObjectStore(config.get(com.fairpix.core.config.Setting.S3_ENDPOINT), config.get(com.fairpix.core.config.Setting.S3_REGION),
                 config.get(com.fairpix.core.config.Setting.S3_ACCESS_KEY), config.get(com.fairpix.core.config.Setting.S3_SECRET_KEY),
-                config.get(com.fairpix.core.config.Setting.S3_BUCKET), HttpClientKind.of(config.get(com.fairpix.core.config.Setting.S3_HTTP_CLIENT)));
+                config.get(com.fairpix.core.config.Setting.S3_BUCKET), config.choice(com.fairpix.core.config.Setting.S3_HTTP_CLIENT, HttpClientKind.class));
     }
 
     /** @param endpoint endpoint override (e.g. http://127.0.0.1:19000); null or blank for AWS */

@@ -1,6 +1,7 @@
 package com.fairpix.core.tenant;
 
 import com.fairpix.core.image.ImageFormat;
+import com.fairpix.core.pool.Pool;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -52,7 +53,7 @@ public record Tenant(
     /** A new ACTIVE tenant with the platform defaults. */
     public static Tenant withDefaults(String id) {
         return new Tenant(id, TenantState.ACTIVE, 1.0, 10.0, 20.0, 100_000, 100,
-                25L * 1024 * 1024, 50_000_000L, FORMATS, null, null, "cpu", 1);
+                25L * 1024 * 1024, 50_000_000L, FORMATS, null, null, Pool.CPU.wire(), 1);
     }
 
     /** Every problem with this tenant's values; empty when valid. */
@@ -67,7 +68,7 @@ public record Tenant(
         if (maxUploadBytes < 1) problems.add("maxUploadBytes must be >= 1");
         if (maxPixels < 1) problems.add("maxPixels must be >= 1");
         if (allowedFormats == null || allowedFormats.isEmpty() || !FORMATS.containsAll(allowedFormats)) problems.add("allowedFormats must be a non-empty subset of " + FORMATS);
-        if (!"cpu".equals(pool) && !"gpu".equals(pool)) problems.add("pool must be cpu or gpu");
+        if (Pool.find(pool).isEmpty()) problems.add(Pool.MUST_BE);
         return problems;
     }
 

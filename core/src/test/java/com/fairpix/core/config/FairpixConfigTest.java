@@ -3,6 +3,7 @@ package com.fairpix.core.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fairpix.core.pool.Pool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,7 +107,53 @@ class FairpixConfigTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIRPIX_WORKER_POOL").hasMessageContaining("tpu");
     }
 
-    /** The checks other packages own (SettingsCheck, found through the service loader) run on every load. */
+    @Test
+    void aRefusalNamesTheVariableAndWhatItAccepts() {
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_WORKER_POOL", "tpu"), Map.of()))
+                .hasMessage("FAIRPIX_WORKER_POOL must be cpu or gpu, got tpu");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_WORKER_SHARED_NICE", "20"), Map.of()))
+                .hasMessage("FAIRPIX_WORKER_SHARED_NICE must be 0..19");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_RAMP_START", "0"), Map.of()))
+                .hasMessage("FAIRPIX_RAMP_START must be in (0, 1]");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_AUTOSCALER_POOLS", "cpu, tpu"), Map.of()))
+                .hasMessage("FAIRPIX_AUTOSCALER_POOLS must list cpu or gpu, comma-separated, got tpu");
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_AUTOSCALER_POOLS", " , "), Map.of()))
+                .hasMessage("FAIRPIX_AUTOSCALER_POOLS must list at least one of cpu or gpu");
+    }
+
+    @Test
+    void oneLoadReportsEveryBadValue() {
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_WORKER_THREADS", "-1", "FAIRPIX_WORKER_SCHEDULER", "lottery"), Map.of()))
+                .hasMessageContaining("FAIRPIX_WORKER_THREADS must be >= 0")
+                .hasMessageContaining("FAIRPIX_WORKER_SCHEDULER must be fair or fifo, got lottery");
+    }
+
+    @Test
+    void eachConstraintDescribesWhatItAcceptsForTheTable() {
+        assertThat(Setting.WORKER_SHARED_NICE.constraint().describe()).isEqualTo("integer 0..19");
+        assertThat(Setting.WORKER_NATIVE_MEMORY_BYTES.constraint().describe()).isEqualTo("integer >= 67108864");
+        assertThat(Setting.BREAKER_FAILURE_RATE.constraint().describe()).isEqualTo("number in (0, 100]");
+        assertThat(Setting.INGEST_TENANT_REFUSALS_PER_SECOND.constraint().describe()).isEqualTo("finite number > 0");
+        assertThat(Setting.ADMISSION_FARM_CAPACITY.constraint().describe()).isEqualTo("measured or number 0..1000000");
+        assertThat(Setting.WEBHOOKS_PORT.constraint().describe()).isEqualTo("integer");
+        assertThat(Setting.AUTOSCALER_ACTUATOR.constraint().describe()).isEqualTo("local|kubernetes|dry-run");
+        assertThat(Setting.ADMISSION_SHADOW.constraint().describe()).isEqualTo("list of rate|daily-quota|concurrency, or empty");
+        assertThat(Setting.REDIS_URL.constraint().describe()).isEmpty();
+    }
+
+    enum Actuator { LOCAL, KUBERNETES, DRY_RUN }
+
+    @Test
+    void choicesAndListsAreReadTyped() {
+        FairpixConfig config = FairpixConfig.load(Map.of("FAIRPIX_AUTOSCALER_ACTUATOR", "dry-run", "FAIRPIX_ADMISSION_SHADOW", " rate,,concurrency "), Map.of());
+
+        assertThat(config.choice(Setting.AUTOSCALER_ACTUATOR, Actuator.class)).isEqualTo(Actuator.DRY_RUN);
+        assertThat(config.list(Setting.ADMISSION_SHADOW)).containsExactly("rate", "concurrency");
+        assertThat(FairpixConfig.load(Map.of("FAIRPIX_WORKER_POOL", " gpu "), Map.of()).choice(Setting.WORKER_POOL, Pool.class))
+                .as("a choice is compared, and read, trimmed").isEqualTo(Pool.GPU);
+    }
+
+    /** Settings other packages give meaning to (the S3 client, spec limits, the metrics listener) are refused by their constraints on every load. */
     @Test
     void settingsOtherPackagesGiveMeaningToAreCheckedOnLoad() {
         assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_S3_HTTP_CLIENT", "netty"), Map.of()))

@@ -3,6 +3,7 @@ package com.fairpix.core.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fairpix.core.config.FairpixConfig;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -58,6 +59,7 @@ class MetricsAccessTest {
     void theDefaultIsOpenOnTheServicePortAndBadPortsAreRefused() {
         assertThat(MetricsAccess.OPEN.onServicePort()).isTrue();
         assertThat(MetricsAccess.OPEN.start(ServiceHttp.newRegistry(), "127.0.0.1")).isNull();
-        assertThatThrownBy(() -> new MetricsAccess("", 70_000)).hasMessageContaining("FAIRPIX_METRICS_PORT");
+        // metrics.port's range is its setting's constraint, checked on every load.
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of("FAIRPIX_METRICS_PORT", "70000"), Map.of())).hasMessageContaining("FAIRPIX_METRICS_PORT");
     }
 }

@@ -106,8 +106,18 @@ class SpecLimitsTest {
         FairpixConfig c = FairpixConfig.load(Map.of(Setting.SPEC_MAX_VARIANTS.env(), "3", Setting.SPEC_MAX_BLUR_SIGMA.env(), "20"), Map.of());
         assertThat(SpecLimits.from(c).maxVariants()).isEqualTo(3);
         assertThat(SpecLimits.from(c).maxBlurSigma()).isEqualTo(20);
-        assertThatThrownBy(() -> new SpecLimits(100, 0, 16, 512, 16384, 1, 50))
+        // Each limit's range is its setting's constraint; one load reports every bad value.
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of(Setting.SPEC_MAX_BYTES.env(), "100", Setting.SPEC_MAX_VARIANTS.env(), "0"), Map.of()))
                 .hasMessageContaining(Setting.SPEC_MAX_BYTES.env()).hasMessageContaining(Setting.SPEC_MAX_VARIANTS.env());
+    }
+
+    /** The setting's bound is written as a number in Setting (config cannot see JobSpec): it must stay JobSpec.MAX_SIDE. */
+    @Test
+    void theOutputSideSettingStopsAtTheLargestSideASpecMayName() {
+        String side = Integer.toString(JobSpec.MAX_SIDE);
+        assertThat(SpecLimits.from(FairpixConfig.load(Map.of(Setting.SPEC_MAX_OUTPUT_SIDE.env(), side), Map.of())).maxOutputSide()).isEqualTo(JobSpec.MAX_SIDE);
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of(Setting.SPEC_MAX_OUTPUT_SIDE.env(), Integer.toString(JobSpec.MAX_SIDE + 1)), Map.of()))
+                .hasMessage(Setting.SPEC_MAX_OUTPUT_SIDE.env() + " must be 1.." + side);
     }
 
     @Test

@@ -3,14 +3,12 @@ package com.fairpix.ingest.admission;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 
 /**
- * Farm-wide admission settings (per-tenant limits come from the tenant record). Keys and docs are
- * declared once in {@link Setting} ({@code admission.*}).
+ * Farm-wide admission settings (per-tenant limits come from the tenant record). Keys, docs and
+ * each value's bounds are declared once in {@link Setting} ({@code admission.*}).
  *
  * @param farmCapacity     farm capacity C of every pool, tokens/s, pinned; {@link #MEASURED} = each pool's measured
  *                         capacity (the ingest's {@code FarmCapacity}); 0 = none (no borrowing, guarantees unscaled)
@@ -53,45 +51,17 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
     /** {@code admission.pool-lease-millis}' default. */
     public static final Duration DEFAULT_POOL_LEASE = Duration.ofMillis(50);
 
-    /** @throws IllegalArgumentException naming the setting to change */
+    /** The {@code admission.*} settings; each value's constraint has bounded it on load. */
     public static AdmissionConfig from(FairpixConfig config) {
         Set<Policy> shadow = EnumSet.noneOf(Policy.class);
-        for (String id : config.get(Setting.ADMISSION_SHADOW).split(",")) {
-            if (!id.isBlank()) shadow.add(Policy.byId(id));
-        }
-        RedisDown down = switch (config.get(Setting.ADMISSION_REDIS_DOWN).trim()) {
-            case "open" -> RedisDown.OPEN;
-            case "closed" -> RedisDown.CLOSED;
-            default -> throw new IllegalArgumentException(Setting.ADMISSION_REDIS_DOWN.env() + " must be open or closed");
-        };
-        String capacity = config.get(Setting.ADMISSION_FARM_CAPACITY).trim();
-        AdmissionConfig c = new AdmissionConfig(capacity.equalsIgnoreCase("measured") ? MEASURED : number(config, Setting.ADMISSION_FARM_CAPACITY), number(config, Setting.ADMISSION_POOL_BURST),
-                number(config, Setting.ADMISSION_CEILING_FACTOR), number(config, Setting.ADMISSION_COST_BASE),
-                number(config, Setting.ADMISSION_COST_PER_MEGAPIXEL), Duration.ofSeconds(config.longValue(Setting.ADMISSION_LEASE_TTL_SECONDS)),
-                down, config.integer(Setting.ADMISSION_NODES), shadow, Duration.ofSeconds(config.longValue(Setting.ADMISSION_DAY_OFFSET_SECONDS)),
+        for (String id : config.list(Setting.ADMISSION_SHADOW)) shadow.add(Policy.byId(id));
+        boolean measured = config.get(Setting.ADMISSION_FARM_CAPACITY).trim().equalsIgnoreCase("measured");
+        return new AdmissionConfig(measured ? MEASURED : config.decimal(Setting.ADMISSION_FARM_CAPACITY), config.decimal(Setting.ADMISSION_POOL_BURST),
+                config.decimal(Setting.ADMISSION_CEILING_FACTOR), config.decimal(Setting.ADMISSION_COST_BASE),
+                config.decimal(Setting.ADMISSION_COST_PER_MEGAPIXEL), Duration.ofSeconds(config.longValue(Setting.ADMISSION_LEASE_TTL_SECONDS)),
+                config.choice(Setting.ADMISSION_REDIS_DOWN, RedisDown.class), config.integer(Setting.ADMISSION_NODES), shadow,
+                Duration.ofSeconds(config.longValue(Setting.ADMISSION_DAY_OFFSET_SECONDS)),
                 Duration.ofSeconds(1), Duration.ofMillis(config.longValue(Setting.ADMISSION_POOL_LEASE_MILLIS)));
-        List<String> problems = c.problems();
-        if (!problems.isEmpty()) throw new IllegalArgumentException("admission settings: " + String.join("; ", problems));
-        return c;
-    }
-
-    /** Every problem with these values, each naming its setting; empty when valid. */
-    public List<String> problems() {
-        List<String> p = new ArrayList<>();
-        if (farmCapacity != MEASURED && (!(farmCapacity >= 0) || farmCapacity > Limits.MAX_RATE)) {
-            // (-1 written as a number is MEASURED too: the record cannot tell them apart.)
-            p.add(Setting.ADMISSION_FARM_CAPACITY.env() + " must be measured or 0.." + (long) Limits.MAX_RATE + " tokens/s");
-        }
-        if (!(poolBurst >= 0) || poolBurst > Limits.MAX_BURST) p.add(Setting.ADMISSION_POOL_BURST.env() + " must be 0.." + (long) Limits.MAX_BURST + " tokens");
-        if (!(ceilingFactor >= 1)) p.add(Setting.ADMISSION_CEILING_FACTOR.env() + " must be >= 1");
-        if (!(costBase >= 0)) p.add(Setting.ADMISSION_COST_BASE.env() + " must be >= 0");
-        if (!(costPerMegapixel >= 0)) p.add(Setting.ADMISSION_COST_PER_MEGAPIXEL.env() + " must be >= 0");
-        if (leaseTtl.isNegative() || leaseTtl.isZero()) p.add(Setting.ADMISSION_LEASE_TTL_SECONDS.env() + " must be > 0");
-        if (nodes < 1) p.add(Setting.ADMISSION_NODES.env() + " must be >= 1");
-        if (dayOffset.isNegative() || dayOffset.compareTo(Duration.ofDays(1)) >= 0) p.add(Setting.ADMISSION_DAY_OFFSET_SECONDS.env() + " must be 0..86399");
-        if (poolLease.toMillis() < 1 || poolLease.toMillis() > 10_000) p.add(Setting.ADMISSION_POOL_LEASE_MILLIS.env() + " must be 1..10000 ms");
-        if (shadow.contains(Policy.COST_EXCEEDS_BURST)) p.add(Setting.ADMISSION_SHADOW.env() + " cannot shadow cost-exceeds-burst");
-        return p;
     }
 
     /** Whether each pool's capacity is measured rather than pinned. */
@@ -113,13 +83,5 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
 
     public AdmissionConfig withLeaseTtl(Duration ttl) {
         return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, ttl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease);
-    }
-
-    private static double number(FairpixConfig config, Setting s) {
-        try {
-            return Double.parseDouble(config.get(s).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(s.env() + " (" + s.key() + ") must be a number, got '" + config.get(s) + "'");
-        }
     }
 }

@@ -2,6 +2,7 @@ package com.fairpix.ingest.overload;
 
 import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.metrics.MetricNames;
+import com.fairpix.core.pool.Pool;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
 import com.fairpix.core.tenant.Tenant;
@@ -37,7 +38,7 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class OverloadGuard implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OverloadGuard.class);
-    static final List<String> POOLS = List.of("cpu", "gpu");
+    static final List<String> POOLS = Pool.NAMES;
     /** Retry-After of a shedding 503 while this node has no backlog reading, seconds: a few readings, time for workers to drain some. */
     static final int SHED_RETRY_AFTER_SECONDS = 5;
     /** The longest Retry-After a shedding 503 names, seconds: a client should come back and see. */

@@ -88,9 +88,7 @@ public final class JobConsumer implements AutoCloseable {
     private final HeldJobs heldJobs;
     private final Listener listener;
     private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
-    private final int sharedThreads;
-    private final int reservedThreads;
-    private final int sharedNice;
+    private final ConsumeConfig config;
     private final ReadAhead readAhead;
     private final CatchUp catchUp;
     private final Clock clock;
@@ -109,7 +107,6 @@ public final class JobConsumer implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final ScheduledThreadPoolExecutor retries = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("fairpix-retry").unstarted(r));
     private volatile ProcessingThreads processors;
-    private volatile Duration abandonAfter;
     private volatile boolean stopping;
     private volatile boolean closing;
     private volatile boolean healthy;
@@ -118,20 +115,15 @@ public final class JobConsumer implements AutoCloseable {
     private long lastCommit;
 
     /**
+     * @param config             its threads, read-ahead bounds and watchdog
      * @param held               true for a tenant whose jobs must not run now (suspended)
      * @param heldJobs           where such jobs are parked until the tenant is activated
-     * @param sharedThreads      processing threads for the scheduler's shared slots
-     * @param reservedThreads    processing threads for its reserved slots (normal CPU priority)
-     * @param sharedNice         nice value (0..19) of the shared threads: their image work yields the CPU
-     *                           to the poll loop, the Kafka client and the reserved threads; 0 leaves it
-     * @param readAhead          what the worker may hold of what it read, and what it reads past
      * @param clock              the wall clock: when partitions were revoked ({@link #lastRevoked})
-     * @param nanos              monotonic clock, nanoseconds: commit and sweep intervals, run times, stop deadlines
+     * @param nanos              monotonic clock, nanoseconds: commit and sweep intervals, run times, stop deadlines,
+     *                           the read-ahead's catch-up waits
      */
-    public JobConsumer(Properties consumerProps, String topic, JobScheduler<Delivery> scheduler, JobRunner runner,
-                       EventPublisher events, Predicate<String> held, HeldJobs heldJobs, Listener listener,
-                       int sharedThreads, int reservedThreads, int sharedNice, ReadAhead readAhead, Clock clock, LongSupplier nanos) {
-        if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice); // fail at construction, not at start()
+    public JobConsumer(Properties consumerProps, String topic, ConsumeConfig config, JobScheduler<Delivery> scheduler, JobRunner runner,
+                       EventPublisher events, Predicate<String> held, HeldJobs heldJobs, Listener listener, Clock clock, LongSupplier nanos) {
         this.consumer = new KafkaConsumer<>(consumerProps);
         this.topic = topic;
         this.scheduler = scheduler;
@@ -140,10 +132,8 @@ public final class JobConsumer implements AutoCloseable {
         this.held = held;
         this.heldJobs = heldJobs;
         this.listener = listener;
-        this.sharedThreads = sharedThreads;
-        this.reservedThreads = reservedThreads;
-        this.sharedNice = sharedNice;
-        this.readAhead = readAhead;
+        this.config = config;
+        this.readAhead = new ReadAhead(config.readAhead(), config.limits(), nanos);
         this.clock = clock;
         this.nanos = nanos;
         this.catchUp = new CatchUp(CatchUp.kafka(consumerProps, 100, nanos));
@@ -162,8 +152,8 @@ public final class JobConsumer implements AutoCloseable {
         // Threads inherit their creator's nice value: start the retry timer here, not lazily from a shared thread.
         retries.prestartAllCoreThreads();
         processors = new ProcessingThreads(scheduler, runner::run, held, new ToPollLoop(), listener, () -> dependencyDown.getAsBoolean(),
-                sharedThreads, reservedThreads, sharedNice, nanos);
-        if (abandonAfter != null) processors.abandonAfter(abandonAfter, runner::abandon);
+                config.sharedThreads(), config.reservedThreads(), config.sharedNice(), nanos);
+        processors.abandonAfter(config.abandonAfter(), runner::abandon);
         processors.start();
         Thread.ofPlatform().name("fairpix-poll").start(this::pollLoop);
         catchUpThread = Thread.ofPlatform().name("fairpix-catch-up").start(this::catchUpLoop);
@@ -172,7 +162,7 @@ public final class JobConsumer implements AutoCloseable {
     /** True while the poll loop runs without errors and every processing thread is alive (readiness). */
     public boolean healthy() {
         ProcessingThreads p = processors;
-        return healthy && !stopping && (p == null || p.alive() == sharedThreads + reservedThreads);
+        return healthy && !stopping && (p == null || p.alive() == config.sharedThreads() + config.reservedThreads());
     }
 
     /** Partitions this worker owns now. */
@@ -194,18 +184,12 @@ public final class JobConsumer implements AutoCloseable {
         return readAhead;
     }
 
-    /** Hears of every record read past (its tenant held back): metrics. Called on the poll thread. */
-    /** A job still running this long in one step is failed and its thread replaced ({@link ProcessingThreads#abandonAfter}). */
-    public JobConsumer abandonAfter(Duration after) {
-        this.abandonAfter = after;
-        return this;
-    }
-
     /** Jobs abandoned by the watchdog so far. */
     public int abandoned() {
         return processors == null ? 0 : processors.abandoned();
     }
 
+    /** Hears of every record read past (its tenant held back): metrics. Called on the poll thread. */
     public JobConsumer onReadPast(java.util.function.Consumer<String> listener) {
         this.onReadPast = listener;
         return this;
