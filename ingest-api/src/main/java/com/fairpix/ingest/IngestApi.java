@@ -2,7 +2,7 @@ package com.fairpix.ingest;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.http.ServiceBootstrap;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
@@ -29,7 +29,6 @@ import com.fairpix.core.resilience.Dependency;
 import com.fairpix.core.resilience.GuardedObjectStore;
 import com.fairpix.webhooks.DeliveryStore;
 import com.fairpix.webhooks.WebhookAdmin;
-import io.javalin.Javalin;
 import com.fairpix.core.job.SpecLimits;
 import com.fairpix.ingest.http.UploadReader;
 import com.fairpix.ingest.http.RefusalBudget;
@@ -37,44 +36,22 @@ import com.fairpix.ingest.http.UploadSlots;
 import com.fairpix.ingest.capacity.FarmCapacity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /** The ingest-api service: tenant API, admin API, /metrics and /health on one port. */
 public final class IngestApi implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(IngestApi.class);
-
-    private final UnifiedJedis redis;
-    private final ObjectStore objects;
-    private final KafkaProducer<String, byte[]> producer;
-    private final Javalin app;
+    private final ServiceBootstrap.Running http;
     private final TenantDirectory directory;
     private final OverloadGuard overload;
     private final RefusalBudget refusals;
-    private final FarmCapacity capacity;
 
-    private final Javalin metricsApp;
-
-    private final UnifiedJedis admissionRedis;
-
-    private IngestApi(UnifiedJedis redis, UnifiedJedis admissionRedis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
-                      OverloadGuard overload, Javalin metricsApp, RefusalBudget refusals, FarmCapacity capacity) {
-        this.admissionRedis = admissionRedis;
-        this.metricsApp = metricsApp;
-        this.capacity = capacity;
-        this.refusals = refusals;
+    private IngestApi(ServiceBootstrap.Running http, TenantDirectory directory, OverloadGuard overload, RefusalBudget refusals) {
+        this.http = http;
         this.directory = directory;
         this.overload = overload;
-        this.redis = redis;
-        this.objects = objects;
-        this.producer = producer;
-        this.app = app;
+        this.refusals = refusals;
     }
 
     /**
@@ -94,7 +71,8 @@ public final class IngestApi implements AutoCloseable {
         KafkaSupport.ensureTopics(config.get(Setting.KAFKA_BOOTSTRAP), config.integer(Setting.JOB_PARTITIONS));
         KafkaProducer<String, byte[]> producer = KafkaSupport.producer(config.get(Setting.KAFKA_BOOTSTRAP), "fairpix-ingest");
 
-        PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
+        ServiceBootstrap service = ServiceBootstrap.create(IngestApi.class, io.micrometer.core.instrument.Tags.empty());
+        PrometheusMeterRegistry registry = service.registry();
         Clock clock = SystemTime.clock();
         LongSupplier nanos = SystemTime.nanos();
         TenantStore tenants = new TenantStore(redis, clock);
@@ -116,16 +94,12 @@ public final class IngestApi implements AutoCloseable {
         com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
         WebhookAdmin webhookAdmin = new WebhookAdmin(DeliveryStore.redis(redis, webhooks.retention()), tenants::update, webhookGuard, webhooks.secretOverlap(), clock);
 
-        Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
-        readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
-        readiness.put("s3", objects::ping);
+        service.ready("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
+        service.ready("s3", objects::ping);
         SpecLimits specLimits = SpecLimits.from(config);
-        com.fairpix.core.http.MetricsAccess metricsAccess = com.fairpix.core.http.MetricsAccess.from(config);
-        Javalin app = ServiceHttp.create(registry, readiness, metricsAccess, c -> {
-            // Uploads never pass through Javalin's body buffers (JobController streams them to a file
-            // within the tenant's limit); this caps only the JSON bodies of the admin API.
-            c.http.maxRequestSize = 1024 * 1024;
-        });
+        // Uploads never pass through Javalin's body buffers (JobController streams them to a file
+        // within the tenant's limit); this caps only the JSON bodies of the admin API.
+        service.metrics(com.fairpix.core.http.MetricsAccess.from(config)).maxRequestSize(1024 * 1024);
         int port = config.integer(Setting.INGEST_PORT);
         // Default node id host:port; with port 0 (tests) the port is not known yet, so a random suffix.
         String defaultNode = host + ":" + (port != 0 ? Integer.toString(port) : "0-" + java.util.UUID.randomUUID().toString().substring(0, 6));
@@ -143,32 +117,31 @@ public final class IngestApi implements AutoCloseable {
         UploadSlots slots = new UploadSlots(config.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), config.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT));
         RefusalBudget refusals = new RefusalBudget(config.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), config.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
                 java.time.Duration.ofMillis(config.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), nanos, Thread::sleep);
-        com.fairpix.core.http.OpenApiDocument.load("/openapi/ingest.yaml").serve(app);
-        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
-                        refusals,
-                        specLimits.maxSpecBytes(), registry),
-                new AdminController(auth, tenants, jobs, webhookAdmin),
-                new WebhooksController(auth, tenants, webhookAdmin),
-                new StatusController(auth, overload, capacity, pools));
-        app.start(host, port);
-        Javalin metricsApp = metricsAccess.start(registry, host);
-        log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
-        return new IngestApi(redis, admissionRedis, objects, producer, app, directory, overload, metricsApp, refusals, capacity);
+        service.openApi("/openapi/ingest.yaml")
+                .routes(Routes.all(new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
+                                refusals,
+                                specLimits.maxSpecBytes(), registry),
+                        new AdminController(auth, tenants, jobs, webhookAdmin),
+                        new WebhooksController(auth, tenants, webhookAdmin),
+                        new StatusController(auth, overload, capacity, pools)))
+                .stopFirst(capacity, overload, directory)
+                .closeLast(producer, objects, admissionRedis, redis);
+        return new IngestApi(service.start(host, port, "ingest-api started"), directory, overload, refusals);
     }
 
     /** Every route this service serves, "METHOD /path" (for the test that holds them to the OpenAPI document). */
     public java.util.List<String> routes() {
-        return com.fairpix.core.http.ServiceHttp.routes(app);
+        return http.routes();
     }
 
     /** The port actually bound (useful with port 0). */
     public int port() {
-        return app.port();
+        return http.port();
     }
 
     /** The port of the separate /metrics listener; -1 when /metrics is on {@link #port()}. */
     public int metricsPort() {
-        return metricsApp == null ? -1 : metricsApp.port();
+        return http.metricsPort();
     }
 
     /** This node's overload protection (breakers, ramp, shedding). */
@@ -186,16 +159,9 @@ public final class IngestApi implements AutoCloseable {
         return directory;
     }
 
+    /** Stops taking requests' work (capacity readings, the overload guard, the tenant cache), then HTTP, then closes the clients. */
     @Override
     public void close() {
-        capacity.close();
-        overload.close();
-        directory.close();
-        app.stop();
-        if (metricsApp != null) metricsApp.stop();
-        producer.close();
-        objects.close();
-        admissionRedis.close();
-        redis.close();
+        http.close();
     }
 }

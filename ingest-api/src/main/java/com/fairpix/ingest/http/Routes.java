@@ -1,12 +1,18 @@
 package com.fairpix.ingest.http;
 
 import io.javalin.Javalin;
+import java.util.function.Consumer;
 
 /** Every route of the ingest-api, in one place. */
 public final class Routes {
     private Routes() {}
 
-    public static void register(Javalin app, JobController jobs, AdminController admin, WebhooksController webhooks, StatusController status) {
+    /** Registers every route on the app it is given ({@link com.fairpix.core.http.ServiceBootstrap#routes}). */
+    public static Consumer<Javalin> all(JobController jobs, AdminController admin, WebhooksController webhooks, StatusController status) {
+        return app -> register(app, jobs, admin, webhooks, status);
+    }
+
+    private static void register(Javalin app, JobController jobs, AdminController admin, WebhooksController webhooks, StatusController status) {
         app.post("/v1/jobs", jobs::submit);
         app.get("/v1/jobs", jobs::list);
         app.get("/v1/jobs/{id}", jobs::get);
