@@ -76,7 +76,7 @@ public final class IngestApi implements AutoCloseable {
         Clock clock = SystemTime.clock();
         LongSupplier nanos = SystemTime.nanos();
         TenantStore tenants = new TenantStore(redis, clock);
-        JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
+        JobStore jobs = JobStore.redis(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         Authenticator auth = new Authenticator(directory, config.get(Setting.ADMIN_TOKEN));
         com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, config.integer(Setting.METRICS_TENANT_LABELS), nanos);

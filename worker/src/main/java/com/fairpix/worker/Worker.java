@@ -81,7 +81,7 @@ public final class Worker implements AutoCloseable {
         PrometheusMeterRegistry registry = service.registry();
         Clock clock = SystemTime.clock();
         LongSupplier nanos = SystemTime.nanos();
-        JobStore jobs = new JobStore(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
+        JobStore jobs = JobStore.redis(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantStore tenants = new TenantStore(redis, clock);
         EventPublisher events = new EventPublisher(producer);
         NativeMemoryBudget memory = new NativeMemoryBudget(config.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES));
