@@ -83,7 +83,7 @@ public final class Worker implements AutoCloseable {
         LongSupplier nanos = SystemTime.nanos();
         JobStore jobs = JobStore.redis(redis, config.longValue(Setting.JOB_RETENTION_SECONDS));
         TenantStore tenants = new TenantStore(redis, clock);
-        EventPublisher events = new EventPublisher(producer);
+        EventPublisher events = EventPublisher.kafka(producer);
         NativeMemoryBudget memory = new NativeMemoryBudget(config.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES));
         Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
         ImagePipeline pipeline = new ImagePipeline(config.longValue(Setting.WORKER_MAX_PIXELS), memory,
