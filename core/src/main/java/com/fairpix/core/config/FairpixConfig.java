@@ -141,20 +141,13 @@ public final class FairpixConfig {
             if (!(v > 0 && v <= 100)) throw new IllegalArgumentException(s.env() + " must be a percentage in (0, 100], got " + v);
         }
         for (Setting s : List.of(Setting.BREAKER_SLOW_CALL_MS, Setting.BREAKER_WINDOW_CALLS, Setting.BREAKER_MINIMUM_CALLS, Setting.BREAKER_OPEN_MS,
-                Setting.BREAKER_PROBES, Setting.KAFKA_PRODUCE_TIMEOUT_MS, Setting.RAMP_STEP_MS, Setting.BACKLOG_READ_MS)) {
+                Setting.BREAKER_PROBES)) {
             if (longValue(s) < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
         }
-        double rampStart = decimal(Setting.RAMP_START);
-        if (!(rampStart > 0 && rampStart <= 1)) throw new IllegalArgumentException(Setting.RAMP_START.env() + " must be in (0, 1], got " + rampStart);
-        if (!(decimal(Setting.RAMP_FACTOR) > 1)) throw new IllegalArgumentException(Setting.RAMP_FACTOR.env() + " must be > 1");
-        for (Setting s : List.of(Setting.RAMP_CAPACITY, Setting.BACKLOG_JOB_SECONDS, Setting.BACKLOG_SOFT_SECONDS, Setting.BACKLOG_HARD_SECONDS)) {
-            if (!(decimal(s) >= 0)) throw new IllegalArgumentException(s.env() + " must be >= 0");
-        }
+        // The other overload.* settings (ramp, backlog, produce timeout) are checked by ingest's OverloadConfig, a SettingsCheck.
         if (!(decimal(Setting.ADMISSION_CAPACITY_HEADROOM) >= 1) || decimal(Setting.ADMISSION_CAPACITY_HEADROOM) > 100) {
             throw new IllegalArgumentException(Setting.ADMISSION_CAPACITY_HEADROOM.env() + " must be 1..100, got " + get(Setting.ADMISSION_CAPACITY_HEADROOM));
         }
-        double share = decimal(Setting.BACKLOG_RESERVED_SHARE);
-        if (!(share >= 0 && share <= 1)) throw new IllegalArgumentException(Setting.BACKLOG_RESERVED_SHARE.env() + " must be in [0, 1], got " + share);
         String pool = get(Setting.WORKER_POOL);
         if (!pool.equals("cpu") && !pool.equals("gpu")) throw new IllegalArgumentException(Setting.WORKER_POOL.env() + " must be cpu or gpu, got " + pool);
     }

@@ -6,7 +6,8 @@ import java.time.Duration;
 
 /**
  * Ingest's overload settings (ramp, backlog shedding, node identity); keys and docs in
- * {@link Setting} ({@code overload.*}).
+ * {@link Setting} ({@code overload.*}). Validated when built: a value out of range is refused
+ * naming its setting, and every {@link FairpixConfig} load runs the same check ({@link Check}).
  *
  * @param rampStart      admission level right after recovery, fraction of normal (0, 1]
  * @param rampFactor     multiplier per ramp step (&gt; 1)
@@ -26,13 +27,46 @@ public record OverloadConfig(double rampStart, double rampFactor, Duration rampS
                              double softSeconds, double hardSeconds, double reservedShare, Duration backlogRead,
                              Duration produceTimeout, Duration breakerOpen, String nodeId) {
 
-    /** @param defaultNodeId used when {@code overload.node-id} is empty (host:port) */
+    /** @throws IllegalArgumentException naming the setting whose value is out of range */
+    public OverloadConfig {
+        if (!(rampStart > 0 && rampStart <= 1)) throw new IllegalArgumentException(Setting.RAMP_START.env() + " must be in (0, 1], got " + rampStart);
+        if (!(rampFactor > 1)) throw new IllegalArgumentException(Setting.RAMP_FACTOR.env() + " must be > 1");
+        atLeastOneMilli(Setting.RAMP_STEP_MS, rampStep);
+        atLeastOneMilli(Setting.BACKLOG_READ_MS, backlogRead);
+        atLeastOneMilli(Setting.KAFKA_PRODUCE_TIMEOUT_MS, produceTimeout);
+        notNegative(Setting.RAMP_CAPACITY, rampCapacity);
+        notNegative(Setting.BACKLOG_JOB_SECONDS, jobSeconds);
+        notNegative(Setting.BACKLOG_SOFT_SECONDS, softSeconds);
+        notNegative(Setting.BACKLOG_HARD_SECONDS, hardSeconds);
+        if (!(reservedShare >= 0 && reservedShare <= 1)) throw new IllegalArgumentException(Setting.BACKLOG_RESERVED_SHARE.env() + " must be in [0, 1], got " + reservedShare);
+    }
+
+    private static void atLeastOneMilli(Setting s, Duration d) {
+        if (d.toMillis() < 1) throw new IllegalArgumentException(s.env() + " must be >= 1");
+    }
+
+    private static void notNegative(Setting s, double v) {
+        if (!(v >= 0)) throw new IllegalArgumentException(s.env() + " must be >= 0");
+    }
+
+    /**
+     * @param defaultNodeId used when {@code overload.node-id} is empty (host:port)
+     * @throws IllegalArgumentException naming the setting whose value is out of range
+     */
     public static OverloadConfig from(FairpixConfig c, String defaultNodeId) {
         String node = c.get(Setting.NODE_ID).isBlank() ? defaultNodeId : c.get(Setting.NODE_ID).trim();
         return new OverloadConfig(c.decimal(Setting.RAMP_START), c.decimal(Setting.RAMP_FACTOR), Duration.ofMillis(c.longValue(Setting.RAMP_STEP_MS)),
                 c.decimal(Setting.RAMP_CAPACITY), c.decimal(Setting.BACKLOG_JOB_SECONDS), c.decimal(Setting.BACKLOG_SOFT_SECONDS), c.decimal(Setting.BACKLOG_HARD_SECONDS),
                 c.decimal(Setting.BACKLOG_RESERVED_SHARE), Duration.ofMillis(c.longValue(Setting.BACKLOG_READ_MS)),
                 Duration.ofMillis(c.longValue(Setting.KAFKA_PRODUCE_TIMEOUT_MS)), Duration.ofMillis(c.longValue(Setting.BREAKER_OPEN_MS)), node);
+    }
+
+    /** Refuses {@code overload.*} values out of range when the config loads. */
+    public static final class Check implements com.fairpix.core.config.SettingsCheck {
+        @Override
+        public void check(FairpixConfig config) {
+            from(config, "check");
+        }
     }
 
     /** Whether backlog shedding is on (a bound is set). */
