@@ -23,6 +23,7 @@ import com.fairpix.ingest.http.StatusController;
 import com.fairpix.ingest.http.WebhooksController;
 import com.fairpix.ingest.overload.OverloadConfig;
 import com.fairpix.ingest.overload.OverloadGuard;
+import com.fairpix.ingest.overload.OverloadGuards;
 import com.fairpix.core.resilience.BreakerSettings;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
@@ -107,7 +108,7 @@ public final class IngestApi implements AutoCloseable {
         // pools' measured capacities as admission hands them out.
         java.util.function.DoubleSupplier rampCapacity = admissionConfig.farmCapacity() > 0 ? admissionConfig::farmCapacity
                 : () -> pools.stream().mapToDouble(p -> capacity.of(p).capacity()).sum();
-        OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
+        OverloadGuard overload = OverloadGuards.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock, nanos);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
                 overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE))).specLimits(specLimits);
