@@ -15,7 +15,10 @@ import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
 import com.fairpix.ingest.admission.Admissions;
 import com.fairpix.ingest.auth.Authenticator;
+import com.fairpix.ingest.enqueue.IdempotencyKeys;
+import com.fairpix.ingest.enqueue.JobQueue;
 import com.fairpix.ingest.enqueue.JobSubmitter;
+import com.fairpix.ingest.enqueue.SubmissionCounts;
 import com.fairpix.ingest.http.AdminController;
 import com.fairpix.ingest.http.JobController;
 import com.fairpix.ingest.http.Routes;
@@ -110,7 +113,8 @@ public final class IngestApi implements AutoCloseable {
                 : () -> pools.stream().mapToDouble(p -> capacity.of(p).capacity()).sum();
         OverloadGuard overload = OverloadGuards.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock, nanos);
-        JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
+        JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, IdempotencyKeys.redis(redis), JobQueue.kafka(producer), SubmissionCounts.redis(redis),
+                registry, tenantTags, clock, admission, admissionConfig,
                 overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(config.decimal(Setting.TENANT_PARTITION_RATE))).specLimits(specLimits);
         String uploadDir = config.get(Setting.INGEST_UPLOAD_DIR);
         UploadReader uploads = new UploadReader(uploadDir.isBlank() ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fairpix-uploads")
