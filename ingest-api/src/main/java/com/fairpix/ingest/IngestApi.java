@@ -11,6 +11,7 @@ import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.core.time.SystemTime;
+import com.fairpix.ingest.admin.TenantAdmin;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
 import com.fairpix.ingest.admission.Admissions;
@@ -19,10 +20,12 @@ import com.fairpix.ingest.enqueue.IdempotencyKeys;
 import com.fairpix.ingest.enqueue.JobQueue;
 import com.fairpix.ingest.enqueue.JobSubmitter;
 import com.fairpix.ingest.enqueue.SubmissionCounts;
-import com.fairpix.ingest.http.AdminController;
+import com.fairpix.ingest.http.AdminJobsController;
+import com.fairpix.ingest.http.ApiKeysController;
 import com.fairpix.ingest.http.JobController;
 import com.fairpix.ingest.http.Routes;
 import com.fairpix.ingest.http.StatusController;
+import com.fairpix.ingest.http.TenantsController;
 import com.fairpix.ingest.http.WebhooksController;
 import com.fairpix.ingest.overload.OverloadConfig;
 import com.fairpix.ingest.overload.OverloadGuard;
@@ -97,6 +100,7 @@ public final class IngestApi implements AutoCloseable {
         String host = config.get(Setting.BIND_HOST);
         com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
         WebhookAdmin webhookAdmin = new WebhookAdmin(DeliveryStore.redis(redis, webhooks.retention()), tenants::update, webhookGuard, webhooks.secretOverlap(), clock);
+        TenantAdmin tenantAdmin = new TenantAdmin(tenants, webhookAdmin);
 
         service.ready("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
         service.ready("s3", objects::ping);
@@ -126,8 +130,8 @@ public final class IngestApi implements AutoCloseable {
                 .routes(Routes.all(new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
                                 refusals,
                                 specLimits.maxSpecBytes(), registry),
-                        new AdminController(auth, tenants, jobs, webhookAdmin),
-                        new WebhooksController(auth, tenants, webhookAdmin),
+                        new TenantsController(auth, tenantAdmin), new ApiKeysController(auth, tenantAdmin), new AdminJobsController(auth, jobs),
+                        new WebhooksController(auth, tenantAdmin, webhookAdmin),
                         new StatusController(auth, overload, capacity, pools)))
                 .stopFirst(capacity, overload, directory)
                 .closeLast(producer, objects, admissionRedis, redis);
@@ -164,7 +168,7 @@ public final class IngestApi implements AutoCloseable {
         return directory;
     }
 
-    /** Stops taking requests' work (capacity readings, the overload guard, the tenant cache), then HTTP, then closes the clients. */
+    /** Stops the capacity readings, the overload guard and the tenant cache, then HTTP, then closes the clients. */
     @Override
     public void close() {
         http.close();
