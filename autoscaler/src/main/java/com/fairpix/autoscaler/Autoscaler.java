@@ -12,9 +12,8 @@ import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.SignalSource;
 import com.fairpix.core.error.Rejected;
-import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.http.ServiceBootstrap;
 import com.fairpix.core.metrics.MetricNames;
-import io.javalin.Javalin;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -43,7 +42,7 @@ public final class Autoscaler implements ManagedPools, AutoCloseable {
     private final Clock clock;
     private final MeterRegistry metrics;
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().name("fairpix-autoscaler").daemon().unstarted(r));
-    private Javalin http;
+    private ServiceBootstrap.Running http;
 
     /**
      * @param policies pool → its policy; the pools managed
@@ -76,23 +75,22 @@ public final class Autoscaler implements ManagedPools, AutoCloseable {
 
     /** Serves the admin API and /metrics on {@code host:port} (0 = any free port). */
     public Autoscaler startHttp(PrometheusMeterRegistry registry, String host, int port, String adminToken) {
-        Javalin app = ServiceHttp.create(registry, Map.of("signals", this::signalsHealthy), c -> {});
-        PoolsController controller = new PoolsController(this, new AdminGuard(adminToken));
-        controller.register(app);
-        com.fairpix.core.http.OpenApiDocument.load("/openapi/autoscaler.yaml").serve(app);
-        app.start(host, port);
-        this.http = app;
-        log.info("autoscaler ({} actuator) serving /admin/v1/pools on {}:{}", actuator.kind(), host, app.port());
+        this.http = ServiceBootstrap.on(registry, Autoscaler.class)
+                .ready("signals", this::signalsHealthy)
+                .routes(new PoolsController(this, new AdminGuard(adminToken)).routes())
+                .openApi("/openapi/autoscaler.yaml")
+                .start(host, port, "autoscaler (" + actuator.kind() + " actuator) serving /admin/v1/pools");
         return this;
     }
 
+    /** The port the admin API is served on; -1 before {@link #startHttp}. */
     public int port() {
         return http == null ? -1 : http.port();
     }
 
     /** Every route the admin API serves, "METHOD /path" (for the test that holds them to the OpenAPI document). */
     public List<String> routes() {
-        return http == null ? List.of() : com.fairpix.core.http.ServiceHttp.routes(http);
+        return http == null ? List.of() : http.routes();
     }
 
     @Override
@@ -294,7 +292,7 @@ public final class Autoscaler implements ManagedPools, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (http != null) http.stop();
+        if (http != null) http.close();
         actuator.close();
         signals.close();
         log.info("autoscaler stopped");

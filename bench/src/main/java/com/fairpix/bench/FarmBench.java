@@ -93,7 +93,7 @@ public final class FarmBench {
         this.logDir = stateDir.resolve("logs/bench-farm");
         Files.createDirectories(logDir);
         this.redis = Redis.connect(need("FAIRPIX_REDIS_URL"));
-        this.jobs = new JobStore(redis, 3600);
+        this.jobs = JobStore.redis(redis, 3600);
     }
 
     /** A farm build to measure: its jar, and settings (FAIRPIX_* variables) its services get on top of the environment. */

@@ -8,7 +8,6 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -28,7 +27,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,16 +41,6 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
     /** The modules whose main code keeps HTTP types in {@code ..http..} packages. */
     private static final List<String> SERVICE_MODULES = List.of("core", "webhooks", "ingest-api", "worker", "autoscaler");
-
-    /**
-     * The one class per service that creates, starts and stops its HTTP server, so holds the
-     * Javalin app: each is its service's wiring, outside the http package it wires.
-     */
-    private static final Set<String> HTTP_SERVER_STARTERS = Set.of(
-            "com.fairpix.ingest.IngestApi",
-            "com.fairpix.worker.Worker",
-            "com.fairpix.autoscaler.Autoscaler",
-            "com.fairpix.webhooks.WebhooksService");
 
     /**
      * A package with its {@code internal} subpackages is one slice: the public face builds the
@@ -118,10 +106,9 @@ class ArchitectureTest {
     @Test
     void httpTypesStayInHttpPackages() {
         ArchRule javalinAndJetty = noClasses().that().resideOutsideOfPackage("..http..")
-                .and(DescribedPredicate.describe("not " + HTTP_SERVER_STARTERS, (JavaClass c) -> !HTTP_SERVER_STARTERS.contains(topLevel(c))))
                 .should().dependOnClassesThat().resideInAnyPackage("io.javalin..", "org.eclipse.jetty..")
-                .because("requests and responses are the edge's business; outside http packages only the class that"
-                        + " creates, starts and stops its service's HTTP server may hold the Javalin app");
+                .because("requests and responses are the edge's business; services start their HTTP server through"
+                        + " core's ServiceBootstrap and hand it their routes from their http package");
         ArchRule problems = noClasses().that().resideOutsideOfPackage("..http..")
                 .should().dependOnClassesThat(simpleName("ApiProblem").and(resideInAPackage("com.fairpix..")))
                 .because("services throw core's error family (com.fairpix.core.error); the HTTP edge maps it to problem+json");
@@ -171,10 +158,5 @@ class ArchitectureTest {
                 .filter(p -> p.startsWith(root))
                 .map(p -> root.relativize(p).getName(0).toString())
                 .orElse("?");
-    }
-
-    /** The name of the top-level class {@code c} is, or is nested in. */
-    private static String topLevel(JavaClass c) {
-        return c.getName().replaceFirst("\\$.*", "");
     }
 }

@@ -29,7 +29,7 @@ class JobStoreIT {
     @Test
     void aCreateThatRedisRefusesThrowsInsteadOfPassingForStored() {
         try (UnifiedJedis redis = Redis.connect(Farm.config().get(Setting.REDIS_URL))) {
-            JobStore jobs = new JobStore(redis, 60);
+            JobStore jobs = JobStore.redis(redis, 60);
             String tenant = Farm.tenantId("it-store");
             String ok = UUID.randomUUID().toString(), refused = UUID.randomUUID().toString();
 
@@ -56,7 +56,7 @@ class JobStoreIT {
     @Test
     void aTransitionReSentWithTheSameRecordIsAppliedOnceAndReportedApplied() {
         try (UnifiedJedis redis = Redis.connect(Farm.config().get(Setting.REDIS_URL))) {
-            JobStore jobs = new JobStore(redis, 60);
+            JobStore jobs = JobStore.redis(redis, 60);
             String tenant = Farm.tenantId("it-store-idem");
             String id = UUID.randomUUID().toString();
             JobRecord queued = record(tenant, id);

@@ -2,7 +2,7 @@ package com.fairpix.ingest;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.http.ServiceBootstrap;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
@@ -11,24 +11,30 @@ import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.core.time.SystemTime;
+import com.fairpix.ingest.admin.TenantAdmin;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
 import com.fairpix.ingest.admission.Admissions;
 import com.fairpix.ingest.auth.Authenticator;
+import com.fairpix.ingest.enqueue.IdempotencyKeys;
+import com.fairpix.ingest.enqueue.JobQueue;
 import com.fairpix.ingest.enqueue.JobSubmitter;
-import com.fairpix.ingest.http.AdminController;
+import com.fairpix.ingest.enqueue.SubmissionCounts;
+import com.fairpix.ingest.http.AdminJobsController;
+import com.fairpix.ingest.http.ApiKeysController;
 import com.fairpix.ingest.http.JobController;
 import com.fairpix.ingest.http.Routes;
 import com.fairpix.ingest.http.StatusController;
+import com.fairpix.ingest.http.TenantsController;
 import com.fairpix.ingest.http.WebhooksController;
 import com.fairpix.ingest.overload.OverloadConfig;
 import com.fairpix.ingest.overload.OverloadGuard;
+import com.fairpix.ingest.overload.OverloadGuards;
 import com.fairpix.core.resilience.Breakers;
 import com.fairpix.core.resilience.Dependency;
 import com.fairpix.core.resilience.GuardedObjectStore;
 import com.fairpix.webhooks.DeliveryStore;
 import com.fairpix.webhooks.WebhookAdmin;
-import io.javalin.Javalin;
 import com.fairpix.core.job.SpecLimits;
 import com.fairpix.ingest.http.UploadReader;
 import com.fairpix.ingest.http.RefusalBudget;
@@ -36,44 +42,22 @@ import com.fairpix.ingest.http.UploadSlots;
 import com.fairpix.ingest.capacity.FarmCapacity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /** The ingest-api service: tenant API, admin API, /metrics and /health on one port. */
 public final class IngestApi implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(IngestApi.class);
-
-    private final UnifiedJedis redis;
-    private final ObjectStore objects;
-    private final KafkaProducer<String, byte[]> producer;
-    private final Javalin app;
+    private final ServiceBootstrap.Running http;
     private final TenantDirectory directory;
     private final OverloadGuard overload;
     private final RefusalBudget refusals;
-    private final FarmCapacity capacity;
 
-    private final Javalin metricsApp;
-
-    private final UnifiedJedis admissionRedis;
-
-    private IngestApi(UnifiedJedis redis, UnifiedJedis admissionRedis, ObjectStore objects, KafkaProducer<String, byte[]> producer, Javalin app, TenantDirectory directory,
-                      OverloadGuard overload, Javalin metricsApp, RefusalBudget refusals, FarmCapacity capacity) {
-        this.admissionRedis = admissionRedis;
-        this.metricsApp = metricsApp;
-        this.capacity = capacity;
-        this.refusals = refusals;
+    private IngestApi(ServiceBootstrap.Running http, TenantDirectory directory, OverloadGuard overload, RefusalBudget refusals) {
+        this.http = http;
         this.directory = directory;
         this.overload = overload;
-        this.redis = redis;
-        this.objects = objects;
-        this.producer = producer;
-        this.app = app;
+        this.refusals = refusals;
     }
 
     /**
@@ -93,11 +77,12 @@ public final class IngestApi implements AutoCloseable {
         KafkaSupport.ensureTopics(config.get(Setting.KAFKA_BOOTSTRAP), config.integer(Setting.JOB_PARTITIONS));
         KafkaProducer<String, byte[]> producer = KafkaSupport.producer(config.get(Setting.KAFKA_BOOTSTRAP), "fairpix-ingest");
 
-        PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
+        ServiceBootstrap service = ServiceBootstrap.create(IngestApi.class, io.micrometer.core.instrument.Tags.empty());
+        PrometheusMeterRegistry registry = service.registry();
         Clock clock = SystemTime.clock();
         LongSupplier nanos = SystemTime.nanos();
         TenantStore tenants = new TenantStore(redis, clock);
-        JobStore jobs = new JobStore(redis, settings.jobRetention().toSeconds());
+        JobStore jobs = JobStore.redis(redis, settings.jobRetention().toSeconds());
         TenantDirectory directory = new TenantDirectory(tenants, Redis.subscriber(config.get(Setting.REDIS_URL)), 250).start();
         Authenticator auth = new Authenticator(directory, settings.adminToken());
         com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, settings.tenantLabels(), nanos);
@@ -114,17 +99,14 @@ public final class IngestApi implements AutoCloseable {
         String host = config.get(Setting.BIND_HOST);
         com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
         WebhookAdmin webhookAdmin = new WebhookAdmin(DeliveryStore.redis(redis, webhooks.retention()), tenants::update, webhookGuard, webhooks.secretOverlap(), clock);
+        TenantAdmin tenantAdmin = new TenantAdmin(tenants, webhookAdmin);
 
-        Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
-        readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
-        readiness.put("s3", objects::ping);
+        service.ready("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
+        service.ready("s3", objects::ping);
         SpecLimits specLimits = settings.spec();
-        com.fairpix.core.http.MetricsAccess metricsAccess = settings.metrics();
-        Javalin app = ServiceHttp.create(registry, readiness, metricsAccess, c -> {
-            // Uploads never pass through Javalin's body buffers (JobController streams them to a file
-            // within the tenant's limit); this caps only the JSON bodies of the admin API.
-            c.http.maxRequestSize = 1024 * 1024;
-        });
+        // Uploads never pass through Javalin's body buffers (JobController streams them to a file
+        // within the tenant's limit); this caps only the JSON bodies of the admin API.
+        service.metrics(settings.metrics()).maxRequestSize(1024 * 1024);
         int port = settings.port();
         // Default node id host:port; with port 0 (tests) the port is not known yet, so a random suffix.
         String defaultNode = host + ":" + (port != 0 ? Integer.toString(port) : "0-" + java.util.UUID.randomUUID().toString().substring(0, 6));
@@ -132,39 +114,39 @@ public final class IngestApi implements AutoCloseable {
         // pools' measured capacities as admission hands them out.
         java.util.function.DoubleSupplier rampCapacity = admissionConfig.farmCapacity() > 0 ? admissionConfig::farmCapacity
                 : () -> pools.stream().mapToDouble(p -> capacity.of(p).capacity()).sum();
-        OverloadGuard overload = OverloadGuard.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
+        OverloadGuard overload = OverloadGuards.start(OverloadConfig.from(config, defaultNode), rampCapacity, pool -> capacity.view(pool).lastMeasured(), breakers, redis,
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock, nanos);
-        JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, redis, producer, registry, tenantTags, clock, admission, admissionConfig,
+        JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, IdempotencyKeys.redis(redis), JobQueue.kafka(producer), SubmissionCounts.redis(redis),
+                registry, tenantTags, clock, admission, admissionConfig,
                 overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(settings.tenantPartitionRate())).specLimits(specLimits);
         UploadReader uploads = new UploadReader(settings.uploadDir(), clock);
         UploadSlots slots = new UploadSlots(settings.maxUploadsInFlight(), settings.maxTenantUploadsInFlight());
         RefusalBudget refusals = new RefusalBudget(settings.refusalsPerSecond(), settings.refusalBurst(), settings.refusalHold(), nanos, Thread::sleep);
-        com.fairpix.core.http.OpenApiDocument.load("/openapi/ingest.yaml").serve(app);
-        Routes.register(app, new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
-                        refusals,
-                        specLimits.maxSpecBytes(), registry),
-                new AdminController(auth, tenants, jobs, webhookAdmin),
-                new WebhooksController(auth, tenants, webhookAdmin),
-                new StatusController(auth, overload, capacity, pools));
-        app.start(host, port);
-        Javalin metricsApp = metricsAccess.start(registry, host);
-        log.info("ingest-api listening on {}:{}{}", host, app.port(), metricsApp == null ? "" : ", /metrics on port " + metricsApp.port());
-        return new IngestApi(redis, admissionRedis, objects, producer, app, directory, overload, metricsApp, refusals, capacity);
+        service.openApi("/openapi/ingest.yaml")
+                .routes(Routes.all(new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
+                                refusals,
+                                specLimits.maxSpecBytes(), registry),
+                        new TenantsController(auth, tenantAdmin), new ApiKeysController(auth, tenantAdmin), new AdminJobsController(auth, jobs),
+                        new WebhooksController(auth, tenantAdmin, webhookAdmin),
+                        new StatusController(auth, overload, capacity, pools)))
+                .stopFirst(capacity, overload, directory)
+                .closeLast(producer, objects, admissionRedis, redis);
+        return new IngestApi(service.start(host, port, "ingest-api started"), directory, overload, refusals);
     }
 
     /** Every route this service serves, "METHOD /path" (for the test that holds them to the OpenAPI document). */
     public java.util.List<String> routes() {
-        return com.fairpix.core.http.ServiceHttp.routes(app);
+        return http.routes();
     }
 
     /** The port actually bound (useful with port 0). */
     public int port() {
-        return app.port();
+        return http.port();
     }
 
     /** The port of the separate /metrics listener; -1 when /metrics is on {@link #port()}. */
     public int metricsPort() {
-        return metricsApp == null ? -1 : metricsApp.port();
+        return http.metricsPort();
     }
 
     /** This node's overload protection (breakers, ramp, shedding). */
@@ -182,16 +164,9 @@ public final class IngestApi implements AutoCloseable {
         return directory;
     }
 
+    /** Stops the capacity readings, the overload guard and the tenant cache, then HTTP, then closes the clients. */
     @Override
     public void close() {
-        capacity.close();
-        overload.close();
-        directory.close();
-        app.stop();
-        if (metricsApp != null) metricsApp.stop();
-        producer.close();
-        objects.close();
-        admissionRedis.close();
-        redis.close();
+        http.close();
     }
 }

@@ -30,7 +30,7 @@ public final class WebhookDispatchers {
      */
     public static WebhookDispatcher create(DispatcherConfig config, Consumer<String, byte[]> events, UnifiedJedis redis, TenantDirectory directory,
                                            UrlGuard.Resolver resolver, Clock clock, LongSupplier nanoTime) {
-        JobStore jobs = new JobStore(redis, config.retention().toSeconds());
+        JobStore jobs = JobStore.redis(redis, config.retention().toSeconds());
         // No per-route cap in the pool: one route (host:port) may serve several tenants' endpoints, and
         // the per-endpoint slots already cap each tenant endpoint; a per-route cap would let one tenant's slow
         // attempts hold the connections another tenant's endpoint on the same host needs.

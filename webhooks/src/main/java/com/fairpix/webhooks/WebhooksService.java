@@ -2,24 +2,17 @@ package com.fairpix.webhooks;
 
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.http.ServiceBootstrap;
 import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.core.time.SystemTime;
-import io.javalin.Javalin;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -28,20 +21,15 @@ import redis.clients.jedis.UnifiedJedis;
  * bound, and serves {@code /metrics} and {@code /health} on {@code webhooks.port}.
  */
 public final class WebhooksService implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(WebhooksService.class);
     /** The dispatchers' Kafka consumer group on {@code fairpix.events}. */
     public static final String GROUP = "fairpix-webhooks";
 
-    private final UnifiedJedis redis;
-    private final TenantDirectory directory;
     private final WebhookDispatcher dispatcher;
-    private final Javalin http;
+    private final ServiceBootstrap.Running service;
 
-    private WebhooksService(UnifiedJedis redis, TenantDirectory directory, WebhookDispatcher dispatcher, Javalin http) {
-        this.redis = redis;
-        this.directory = directory;
+    private WebhooksService(WebhookDispatcher dispatcher, ServiceBootstrap.Running service) {
         this.dispatcher = dispatcher;
-        this.http = http;
+        this.service = service;
     }
 
     /**
@@ -70,33 +58,26 @@ public final class WebhooksService implements AutoCloseable {
         KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(KafkaSupport.consumerProperties(bootstrap, GROUP,
                 "fairpix-webhooks-" + ManagementFactory.getRuntimeMXBean().getPid(), 200));
         WebhookDispatcher dispatcher = WebhookDispatchers.create(settings, consumer, redis, directory, resolver, clock, nanos);
-        PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
-        new DispatcherMetrics(dispatcher, config.integer(Setting.METRICS_TENANT_LABELS), nanos).bindTo(registry);
+        ServiceBootstrap service = ServiceBootstrap.create(WebhooksService.class, io.micrometer.core.instrument.Tags.empty());
+        new DispatcherMetrics(dispatcher, config.integer(Setting.METRICS_TENANT_LABELS), nanos).bindTo(service.registry());
         dispatcher.start();
-        Javalin http = null;
-        if (httpPort >= 0) {
-            Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
-            readiness.put("redis", () -> Redis.ready(redis));
-            readiness.put("kafka", dispatcher::consuming);
-            http = ServiceHttp.create(registry, readiness, c -> {});
-            http.start(config.get(Setting.BIND_HOST), httpPort);
-        }
-        log.info("webhook dispatcher started (retry schedule {}, {} per endpoint{})", settings.schedule().delays(), settings.endpointConcurrency(),
-                http == null ? "" : ", HTTP on port " + http.port());
-        return new WebhooksService(redis, directory, dispatcher, http);
+        service.ready("redis", () -> Redis.ready(redis))
+                .ready("kafka", dispatcher::consuming)
+                // (The dispatcher stops first, in stop(), within its deadline.)
+                .closeLast(directory, redis);
+        return new WebhooksService(dispatcher, service.start(config.get(Setting.BIND_HOST), httpPort,
+                "webhook dispatcher started (retry schedule " + settings.schedule().delays() + ", " + settings.endpointConcurrency() + " per endpoint)"));
     }
 
     /** The port {@code /metrics} and {@code /health} are served on; -1 when not served. */
     public int httpPort() {
-        return http == null ? -1 : http.port();
+        return service.port();
     }
 
     /** Stops the dispatcher (attempts in flight get up to {@code deadline}), then the HTTP listener and the connections. */
     public void stop(Duration deadline) {
         dispatcher.stop(deadline);
-        if (http != null) http.stop();
-        directory.close();
-        redis.close();
+        service.close();
     }
 
     /** {@link #stop} with 20 s for the attempts in flight. */

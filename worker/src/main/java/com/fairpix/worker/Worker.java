@@ -3,7 +3,7 @@ package com.fairpix.worker;
 import com.fairpix.core.admission.AdmissionLeases;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
-import com.fairpix.core.http.ServiceHttp;
+import com.fairpix.core.http.ServiceBootstrap;
 import com.fairpix.core.job.JobStore;
 import com.fairpix.core.kafka.KafkaSupport;
 import com.fairpix.core.kafka.Topics;
@@ -31,15 +31,11 @@ import com.fairpix.worker.schedule.JobScheduler;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import com.fairpix.worker.store.ResultWriter;
-import io.javalin.Javalin;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
@@ -55,30 +51,12 @@ import redis.clients.jedis.UnifiedJedis;
 public final class Worker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Worker.class);
 
-    private final UnifiedJedis redis;
-    private final ObjectStore objects;
-    private final KafkaProducer<String, byte[]> producer;
     private final JobConsumer consumer;
-    private final Javalin http;
-    private final TenantDirectory directory;
-    private final ScheduledExecutorService housekeeping;
-    /** Runs processed jobs' writes; null when the processing threads write their own. */
-    private final java.util.concurrent.ExecutorService finishers;
-    /** Withdraws this replica's measured capacity (a stopped worker serves nothing). */
-    private final Runnable withdrawCapacity;
+    private final ServiceBootstrap.Running service;
 
-    private Worker(UnifiedJedis redis, ObjectStore objects, KafkaProducer<String, byte[]> producer, JobConsumer consumer, Javalin http,
-                   TenantDirectory directory, ScheduledExecutorService housekeeping, java.util.concurrent.ExecutorService finishers,
-                   Runnable withdrawCapacity) {
-        this.finishers = finishers;
-        this.withdrawCapacity = withdrawCapacity;
-        this.directory = directory;
-        this.housekeeping = housekeeping;
-        this.redis = redis;
-        this.objects = objects;
-        this.producer = producer;
+    private Worker(JobConsumer consumer, ServiceBootstrap.Running service) {
         this.consumer = consumer;
-        this.http = http;
+        this.service = service;
     }
 
     /**
@@ -98,12 +76,13 @@ public final class Worker implements AutoCloseable {
         KafkaProducer<String, byte[]> producer = KafkaSupport.producer(bootstrap, clientId);
 
         // A worker serves one pool: every meter it makes says which (dashboards sum by pool).
-        PrometheusMeterRegistry registry = ServiceHttp.newRegistry(io.micrometer.core.instrument.Tags.of("pool", pool));
+        ServiceBootstrap service = ServiceBootstrap.create(Worker.class, io.micrometer.core.instrument.Tags.of("pool", pool));
+        PrometheusMeterRegistry registry = service.registry();
         Clock clock = SystemTime.clock();
         LongSupplier nanos = SystemTime.nanos();
-        JobStore jobs = new JobStore(redis, settings.jobRetention().toSeconds());
+        JobStore jobs = JobStore.redis(redis, settings.jobRetention().toSeconds());
         TenantStore tenants = new TenantStore(redis, clock);
-        EventPublisher events = new EventPublisher(producer);
+        EventPublisher events = EventPublisher.kafka(producer);
         NativeMemoryBudget memory = new NativeMemoryBudget(settings.nativeMemoryBytes());
         Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
         ImagePipeline pipeline = new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
@@ -199,26 +178,40 @@ public final class Worker implements AutoCloseable {
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);
         consumer.start();
 
-        Javalin http = null;
-        if (httpPort >= 0) {
-            Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
-            readiness.put("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
-            readiness.put("s3", () -> !s3Down.getAsBoolean() && objects.ping());
-            readiness.put("kafka", consumer::healthy);
-            http = ServiceHttp.create(registry, readiness, c -> {});
-            http.get("/health/formats", ctx -> ctx.json(com.fairpix.worker.process.Codecs.describe()));
-            http.start(config.get(Setting.BIND_HOST), httpPort);
-        }
-        log.info("worker for pool {} started with {} + {} reserved processing threads{}", pool, threads, reservedThreads, http == null ? "" : ", HTTP on port " + http.port());
+        service.ready("redis", () -> com.fairpix.core.redis.Redis.ready(redis))
+                .ready("s3", () -> !s3Down.getAsBoolean() && objects.ping())
+                .ready("kafka", consumer::healthy)
+                .getJson("/health/formats", com.fairpix.worker.process.Codecs::describe);
+        java.util.concurrent.ExecutorService finishing = finishers;
+        // (The consumer stops first, in stop(), within its deadline.) Writes still running past the
+        // deadline end before their clients close (their jobs are redelivered: their offsets were not
+        // committed); a capacity publication still running would write after the withdrawal.
+        service.stopFirst(() -> shutdown(finishing, "finishing threads still writing at shutdown"),
+                        () -> shutdown(housekeeping, "housekeeping still running at shutdown"),
+                        () -> {
+                            try {
+                                capacity.withdraw(pool, replicaId);
+                            } catch (RuntimeException e) {
+                                log.debug("capacity not withdrawn (it ages out in {} s): {}", com.fairpix.core.capacity.PoolCapacity.FRESH.toSeconds(), e.toString());
+                            }
+                        },
+                        directory)
+                .closeLast(() -> producer.close(Duration.ofSeconds(5)), objects, redis);
+        Worker worker = new Worker(consumer, service.start(config.get(Setting.BIND_HOST), httpPort,
+                "worker for pool " + pool + " started with " + threads + " + " + reservedThreads + " reserved processing threads"));
         log.info("image formats: {}", com.fairpix.worker.process.Codecs.summary());
-        Runnable withdraw = () -> {
-            try {
-                capacity.withdraw(pool, replicaId);
-            } catch (RuntimeException e) {
-                log.debug("capacity not withdrawn (it ages out in {} s): {}", com.fairpix.core.capacity.PoolCapacity.FRESH.toSeconds(), e.toString());
-            }
-        };
-        return new Worker(redis, objects, producer, consumer, http, directory, housekeeping, finishers, withdraw);
+        return worker;
+    }
+
+    /** Interrupts {@code executor}'s tasks and waits up to 5 s for them to end; null is none. */
+    private static void shutdown(java.util.concurrent.ExecutorService executor, String stillRunning) {
+        if (executor == null) return;
+        executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) log.warn(stillRunning);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The cached tenant; empty when unknown or when it cannot be loaded now (Redis away). */
@@ -242,36 +235,18 @@ public final class Worker implements AutoCloseable {
         return out;
     }
 
+    /** The port of /metrics and /health; -1 when it runs without HTTP. */
     public int httpPort() {
-        return http == null ? -1 : http.port();
+        return service.port();
     }
 
-    /** Graceful stop: finish running jobs within {@code deadline}, commit, leave the group. */
+    /**
+     * Graceful stop: finish running jobs within {@code deadline}, commit, leave the group; then the
+     * finishing threads, housekeeping, the capacity figure, the tenant cache, HTTP and the clients.
+     */
     public void stop(Duration deadline) {
         consumer.stop(deadline);
-        if (finishers != null) {
-            // Writes still running past the deadline end before their clients close (their jobs
-            // are redelivered: their offsets were not committed).
-            finishers.shutdownNow();
-            try {
-                if (!finishers.awaitTermination(5, TimeUnit.SECONDS)) log.warn("finishing threads still writing at shutdown");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        housekeeping.shutdownNow();
-        try {
-            // A capacity publication still running would write after the withdrawal.
-            if (!housekeeping.awaitTermination(5, TimeUnit.SECONDS)) log.warn("housekeeping still running at shutdown");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        withdrawCapacity.run();
-        directory.close();
-        if (http != null) http.stop();
-        producer.close(Duration.ofSeconds(5));
-        objects.close();
-        redis.close();
+        service.close();
         log.info("worker stopped gracefully");
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /** The autoscaler's admin API, /admin/v1/pools; every route is listed in {@link #register}. */
 public final class PoolsController {
@@ -22,7 +23,12 @@ public final class PoolsController {
         this.guard = guard;
     }
 
-    public void register(Javalin app) {
+    /** Registers every route on the app it is given ({@link com.fairpix.core.http.ServiceBootstrap#routes}). */
+    public Consumer<Javalin> routes() {
+        return this::register;
+    }
+
+    private void register(Javalin app) {
         app.get("/admin/v1/pools", this::list);
         app.get("/admin/v1/pools/{pool}", this::get);
         app.get("/admin/v1/pools/{pool}/decisions", this::decisions);

@@ -11,11 +11,8 @@ import com.fairpix.core.job.JobState;
 import com.fairpix.core.job.OutputSize;
 import com.fairpix.core.job.SpecLimits;
 import com.fairpix.core.job.JobStore;
-import com.fairpix.core.json.Json;
-import com.fairpix.core.kafka.Topics;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.metrics.TenantTags;
-import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.storage.ObjectStore;
 import com.fairpix.core.storage.StorageKeys;
 import com.fairpix.core.tenant.Tenant;
@@ -38,14 +35,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.params.SetParams;
 
 /**
  * Accepts one upload: validates it, asks admission control (rate, cost, daily quota, concurrency)
@@ -54,14 +46,14 @@ import redis.clients.jedis.params.SetParams;
  */
 public final class JobSubmitter {
     private static final Logger log = LoggerFactory.getLogger(JobSubmitter.class);
-    private static final long IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
     /** What a spec may ask for ({@code spec.*}); set once at start-up by {@link #specLimits}. */
     private volatile SpecLimits specLimits = SpecLimits.DEFAULTS;
 
     private final ObjectStore objects;
     private final JobStore jobs;
-    private final UnifiedJedis redis;
-    private final KafkaProducer<String, byte[]> producer;
+    private final IdempotencyKeys idempotencyKeys;
+    private final JobQueue queue;
+    private final SubmissionCounts counts;
     private final MeterRegistry metrics;
     private final TenantTags tenantTags;
     private final Clock clock;
@@ -74,12 +66,15 @@ public final class JobSubmitter {
     private final com.fairpix.core.kafka.TenantPlacement placement;
 
     /**
-     * @param objects  the object store, already behind the S3 circuit breaker
-     * @param overload breakers, ramp and shedding (see docs/overload.md)
-     * @param webhookGuard checks a spec's webhookUrl (SSRF guard); null refuses per-job URLs
-     * @param placement the tenants' partitions of the job topics
+     * @param objects         the object store, already behind the S3 circuit breaker
+     * @param idempotencyKeys where Idempotency-Key claims are kept
+     * @param queue           the job topics, whose sends the Kafka breaker guards here
+     * @param counts          the accepted jobs counted for the autoscaler and the farm's capacity
+     * @param overload        breakers, ramp and shedding (see docs/overload.md)
+     * @param webhookGuard    checks a spec's webhookUrl (SSRF guard); null refuses per-job URLs
+     * @param placement       the tenants' partitions of the job topics
      */
-    public JobSubmitter(ObjectStore objects, JobStore jobs, UnifiedJedis redis, KafkaProducer<String, byte[]> producer,
+    public JobSubmitter(ObjectStore objects, JobStore jobs, IdempotencyKeys idempotencyKeys, JobQueue queue, SubmissionCounts counts,
                         MeterRegistry metrics, TenantTags tenantTags, Clock clock, Admission admission, AdmissionConfig admissionConfig,
                         OverloadGuard overload, com.fairpix.webhooks.UrlGuard webhookGuard,
                         com.fairpix.core.kafka.TenantPlacement placement) {
@@ -91,8 +86,9 @@ public final class JobSubmitter {
         this.admissionConfig = admissionConfig;
         this.objects = objects;
         this.jobs = jobs;
-        this.redis = redis;
-        this.producer = producer;
+        this.idempotencyKeys = idempotencyKeys;
+        this.queue = queue;
+        this.counts = counts;
         this.metrics = metrics;
         this.clock = clock;
     }
@@ -177,7 +173,7 @@ public final class JobSubmitter {
             // One cost unit end to end: the scheduler charges the tokens admission counted.
             enqueue(job, com.fairpix.ingest.admission.Limits.tokens(decision.costNano()), tenant.rate());
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
-            countForAutoscaler(pool, tenant.id(), now, com.fairpix.ingest.admission.Limits.tokens(decision.costNano()));
+            counts.count(pool, tenant.id(), now, com.fairpix.ingest.admission.Limits.tokens(decision.costNano()));
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.size());
             return new Submission(job, false, decision);
         } catch (RuntimeException e) {
@@ -186,40 +182,6 @@ public final class JobSubmitter {
             if (decision != null && decision.allowed()) releaseLease(tenant.id(), jobId);
             if (idempotencyKey != null) releaseIdempotencyKey(tenant.id(), idempotencyKey, jobId);
             throw e;
-        }
-    }
-
-    /**
-     * One INCR on the pool's per-second key and the job's cost (tokens) added to its cost key (both
-     * expire after 120 s), which the autoscaler sums into ingest QPS and mean cost per job across all
-     * ingest nodes, and the tenant's last submission time in the pool's
-     * active-tenant set (so the autoscaler's per-tenant view lists tenants with recent work, not
-     * every tenant whose partition has lag, and ingest's {@code FarmCapacity} sums the guarantees of
-     * the tenants using the pool). Best effort: the job is already accepted, and a lost
-     * count only makes the autoscaler's reading a little low.
-     */
-    /** KEYS: job count, cost sum (both per second, 120 s TTL), active tenants; ARGV: cost, epoch second, tenant. */
-    private static final String COUNT_SUBMISSION = """
-            redis.call('INCR', KEYS[1])
-            redis.call('EXPIRE', KEYS[1], 120)
-            redis.call('INCRBYFLOAT', KEYS[2], ARGV[1])
-            redis.call('EXPIRE', KEYS[2], 120)
-            redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
-            return 1
-            """;
-
-    private void countForAutoscaler(String pool, String tenant, Instant now, double cost) {
-        String key = RedisKeys.submissionsPerSecond(pool, now.getEpochSecond());
-        String costKey = RedisKeys.submittedCostPerSecond(pool, now.getEpochSecond());
-        // One script on the pool's slot (the keys share its hash tag): one round trip, and a plain
-        // command the cluster client follows through a failover. (Not MULTI: Jedis'
-        // RedisClusterClient.multi() throws UnsupportedOperationException; not a pipeline: its
-        // cluster pipeline keeps sending to a dead master.)
-        try {
-            redis.eval(COUNT_SUBMISSION, List.of(key, costKey, RedisKeys.activeTenants(pool)),
-                    List.of(Double.toString(cost), Long.toString(now.getEpochSecond()), tenant));
-        } catch (RuntimeException e) {
-            log.debug("QPS counter not updated: {}", e.toString());
         }
     }
 
@@ -277,14 +239,13 @@ public final class JobSubmitter {
             // The 202 promises the job will run: wait for the broker's acknowledgement (acks=all),
             // but no longer than overload.kafka-produce-timeout-ms; the Kafka breaker counts the
             // failures and slow calls and, once open, answers for Kafka at once.
-            long timeout = overload.config().produceTimeout().toMillis();
-            String topic = Topics.jobs(job.pool());
+            java.time.Duration timeout = overload.config().produceTimeout();
             breaker(Dependency.KAFKA).executeCallable(() -> {
                 // The partition comes from the tenant's placement (a run of partitions, wider for a tenant
                 // allowed more work), not the key's hash alone; the key stays the tenant id.
-                int partition = placement.partitionFor(job.tenant(), tenantRate, job.id(), producer.partitionsFor(topic).size());
-                return producer.send(new ProducerRecord<>(topic, partition, job.tenant(), Json.writeBytes(message)))
-                        .get(timeout, TimeUnit.MILLISECONDS);
+                int partition = placement.partitionFor(job.tenant(), tenantRate, job.id(), queue.partitions(job.pool()));
+                queue.send(message, partition, timeout);
+                return null;
             });
         } catch (CallNotPermittedException e) {
             markNotAccepted(job);
@@ -331,10 +292,10 @@ public final class JobSubmitter {
      * earlier job (a replay), or 409 while that one is still being accepted; another fingerprint is 422.
      */
     private Optional<JobRecord> claimIdempotencyKey(String tenant, String idempotencyKey, String jobId, String fingerprint) {
-        String key = RedisKeys.idempotency(tenant, Idempotency.key(idempotencyKey));
+        String key = Idempotency.key(idempotencyKey);
         try {
-            if (redis.set(key, Idempotency.value(jobId, fingerprint), SetParams.setParams().nx().ex(IDEMPOTENCY_TTL_SECONDS)) != null) return Optional.empty();
-            Idempotency.Claim earlierClaim = Idempotency.Claim.parse(redis.get(key));
+            if (idempotencyKeys.claim(tenant, key, Idempotency.value(jobId, fingerprint))) return Optional.empty();
+            Idempotency.Claim earlierClaim = Idempotency.Claim.parse(idempotencyKeys.get(tenant, key));
             if (earlierClaim == null) throw Idempotency.inFlight();
             if (!earlierClaim.matches(fingerprint)) throw Idempotency.mismatch();
             Optional<JobRecord> earlier = jobs.get(tenant, earlierClaim.jobId());
@@ -355,9 +316,9 @@ public final class JobSubmitter {
 
     private void releaseIdempotencyKey(String tenant, String idempotencyKey, String jobId) {
         try {
-            String key = RedisKeys.idempotency(tenant, Idempotency.key(idempotencyKey));
-            Idempotency.Claim claim = Idempotency.Claim.parse(redis.get(key));
-            if (claim != null && jobId.equals(claim.jobId())) redis.del(key);
+            String key = Idempotency.key(idempotencyKey);
+            Idempotency.Claim claim = Idempotency.Claim.parse(idempotencyKeys.get(tenant, key));
+            if (claim != null && jobId.equals(claim.jobId())) idempotencyKeys.delete(tenant, key);
         } catch (RuntimeException ignored) {
             // it expires; a retry then gets 409 until then, never a duplicate
         }

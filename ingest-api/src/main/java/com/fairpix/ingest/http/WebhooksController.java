@@ -3,7 +3,7 @@ package com.fairpix.ingest.http;
 import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
-import com.fairpix.core.tenant.TenantStore;
+import com.fairpix.ingest.admin.TenantAdmin;
 import com.fairpix.ingest.auth.Authenticator;
 import com.fairpix.webhooks.WebhookAdmin;
 import com.fairpix.webhooks.WebhookDelivery;
@@ -21,10 +21,11 @@ import java.util.Map;
  */
 public final class WebhooksController {
     private final Authenticator auth;
-    private final TenantStore tenants;
+    private final TenantAdmin tenants;
     private final WebhookAdmin webhooks;
 
-    public WebhooksController(Authenticator auth, TenantStore tenants, WebhookAdmin webhooks) {
+    /** @param tenants finds the tenant a path names (404 when none) */
+    public WebhooksController(Authenticator auth, TenantAdmin tenants, WebhookAdmin webhooks) {
         this.auth = auth;
         this.tenants = tenants;
         this.webhooks = webhooks;
@@ -36,7 +37,7 @@ public final class WebhooksController {
      */
     public void rotateSecret(Context ctx) {
         auth.admin(ctx.header("Authorization"));
-        Tenant current = AdminController.tenant(tenants, ctx.pathParam("id"));
+        Tenant current = tenants.get(ctx.pathParam("id"));
         if (current.state() == TenantState.DELETED) throw ApiProblem.conflict("tenant-deleted", "Tenant '" + current.id() + "' is deleted.");
         WebhookAdmin.Rotation rotation = webhooks.rotateSecret(current.id()).orElseThrow(() -> ApiProblem.notFound("No tenant " + current.id() + "."));
         Map<String, Object> out = new LinkedHashMap<>();
@@ -49,7 +50,7 @@ public final class WebhooksController {
     /** GET /admin/v1/tenants/{id}/webhooks?before=&limit=: the tenant's deliveries, newest first (no payloads). */
     public void list(Context ctx) {
         auth.admin(ctx.header("Authorization"));
-        Tenant tenant = AdminController.tenant(tenants, ctx.pathParam("id"));
+        Tenant tenant = tenants.get(ctx.pathParam("id"));
         int limit = Pagination.limit(ctx, 50, 1000);
         Long before = null;
         if (ctx.queryParam("before") != null) {
@@ -87,7 +88,7 @@ public final class WebhooksController {
     /** POST /admin/v1/tenants/{id}/webhooks/replay-failed?since=ISO-8601: redelivers every dead-lettered delivery since then. */
     public void replayFailed(Context ctx) {
         auth.admin(ctx.header("Authorization"));
-        Tenant tenant = AdminController.tenant(tenants, ctx.pathParam("id"));
+        Tenant tenant = tenants.get(ctx.pathParam("id"));
         String sinceText = ctx.queryParam("since");
         if (sinceText == null) throw ApiProblem.badRequest("invalid-since", "since is required: an ISO-8601 instant, e.g. 2026-01-31T00:00:00Z.");
         Instant since;
@@ -104,7 +105,7 @@ public final class WebhooksController {
     }
 
     private WebhookDelivery delivery(Context ctx) {
-        Tenant tenant = AdminController.tenant(tenants, ctx.pathParam("id"));
+        Tenant tenant = tenants.get(ctx.pathParam("id"));
         String id = ctx.pathParam("deliveryId");
         if (!id.matches("[A-Za-z0-9_-]{1,128}")) throw ApiProblem.notFound("No delivery " + id + ".");
         return webhooks.delivery(tenant.id(), id).orElseThrow(() -> ApiProblem.notFound("Tenant '" + tenant.id() + "' has no delivery " + id + "."));

@@ -10,11 +10,11 @@ class AdminTenantViewTest {
     @Test
     void theViewNeverCarriesTheSecretOnlyWhetherThereIsOne() {
         Tenant t = Tenant.withDefaults("acme").withWebhookSecret("whsec_c2VjcmV0LXZhbHVlLW5vdC1mb3ItcmVhZHM=");
-        ObjectNode v = AdminController.view(t);
+        ObjectNode v = TenantsController.view(t);
         assertThat(v.has("webhookSecret")).isFalse();
         assertThat(v.toString()).doesNotContain("whsec_");
         assertThat(v.get("webhookSecretSet").asBoolean()).isTrue();
         assertThat(v.get("id").asText()).isEqualTo("acme");
-        assertThat(AdminController.view(Tenant.withDefaults("plain")).get("webhookSecretSet").asBoolean()).isFalse();
+        assertThat(TenantsController.view(Tenant.withDefaults("plain")).get("webhookSecretSet").asBoolean()).isFalse();
     }
 }

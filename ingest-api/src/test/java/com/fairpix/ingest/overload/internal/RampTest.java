@@ -1,7 +1,8 @@
-package com.fairpix.ingest.overload;
+package com.fairpix.ingest.overload.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fairpix.ingest.overload.OverloadConfig;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package com.fairpix.ingest.overload;
+package com.fairpix.ingest.overload.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,7 +1,8 @@
-package com.fairpix.ingest.overload;
+package com.fairpix.ingest.overload.internal;
 
 import com.fairpix.core.json.Json;
 import com.fairpix.core.redis.RedisKeys;
+import com.fairpix.ingest.overload.NodeState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,17 +16,14 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * The farm-wide view of overload state over Redis pub/sub ({@link RedisKeys#controlChannel}):
- * each node publishes its {@link NodeState} on every change and every {@link #HEARTBEAT_MS}, and
- * registers it under {@link RedisKeys#node} with a TTL so {@code fairpix status} can list nodes.
- * Pub/sub is at-most-once; the heartbeat heals a lost message within {@link #HEARTBEAT_MS}.
- * While Redis itself is down, each node falls back on its own breakers (peers go stale after
- * {@link #STALE_MS}).
+ * The {@link FarmChannel} over Redis pub/sub ({@link RedisKeys#controlChannel}): each node's
+ * {@link NodeState} is published there and registered under {@link RedisKeys#node} with a TTL so
+ * {@code fairpix status} can list nodes. Pub/sub is at-most-once; the heartbeat heals a lost
+ * message within {@link #HEARTBEAT_MS}. While Redis itself is down, each node falls back on its
+ * own breakers (peers go stale after {@link #STALE_MS}).
  */
-final class ControlChannel implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(ControlChannel.class);
-    /** Heartbeat interval, ms: a missed message is healed within this. */
-    static final long HEARTBEAT_MS = 500;
+public final class RedisControlChannel implements FarmChannel {
+    private static final Logger log = LoggerFactory.getLogger(RedisControlChannel.class);
     /** A peer not heard from for this long no longer counts, ms. */
     static final long STALE_MS = 3_000;
     /** TTL of a node's registration, seconds. */
@@ -35,7 +33,7 @@ final class ControlChannel implements AutoCloseable {
     private final UnifiedJedis subscriberConnection;
     private final String self;
     private final Map<String, Received> peers = new ConcurrentHashMap<>();
-    private final Consumer<NodeState> onPeer;
+    private volatile Consumer<NodeState> onPeer = peer -> {};
     private final LongSupplier nanos;
     private final Subscriber subscriber = new Subscriber();
     private volatile boolean closed;
@@ -46,24 +44,24 @@ final class ControlChannel implements AutoCloseable {
     /**
      * @param redis                short-timeout client for PUBLISH and the registry
      * @param subscriberConnection no-read-timeout client held by the subscription; closed with this
-     * @param onPeer               called on the subscriber thread with each peer's new state
+     * @param self                 this node's id
      * @param nanos                monotonic clock, nanoseconds, that ages what peers sent
      */
-    ControlChannel(UnifiedJedis redis, UnifiedJedis subscriberConnection, String self, Consumer<NodeState> onPeer, LongSupplier nanos) {
+    public RedisControlChannel(UnifiedJedis redis, UnifiedJedis subscriberConnection, String self, LongSupplier nanos) {
         this.redis = redis;
         this.subscriberConnection = subscriberConnection;
         this.self = self;
-        this.onPeer = onPeer;
         this.nanos = nanos;
     }
 
-    ControlChannel start() {
+    @Override
+    public void start(Consumer<NodeState> onPeer) {
+        this.onPeer = onPeer;
         thread = Thread.ofPlatform().daemon().name("fairpix-control").start(this::subscribeLoop);
-        return this;
     }
 
-    /** Publishes and registers {@code state}; best effort (Redis may be the dependency that is down). */
-    void publish(NodeState state) {
+    @Override
+    public void publish(NodeState state) {
         try {
             String json = Json.write(state);
             redis.publish(RedisKeys.controlChannel(), json);
@@ -75,7 +73,8 @@ final class ControlChannel implements AutoCloseable {
     }
 
     /** Peers heard from within {@link #STALE_MS}. */
-    List<NodeState> freshPeers() {
+    @Override
+    public List<NodeState> freshPeers() {
         long now = nanos.getAsLong();
         List<NodeState> out = new ArrayList<>();
         for (Received r : peers.values()) {
@@ -85,7 +84,8 @@ final class ControlChannel implements AutoCloseable {
     }
 
     /** Every registered node's last state, from Redis (registrations expire {@link #NODE_TTL_SECONDS} after a node stops). */
-    List<NodeState> registered() {
+    @Override
+    public List<NodeState> registered() {
         List<NodeState> out = new ArrayList<>();
         for (String id : redis.smembers(RedisKeys.nodes())) {
             String json = redis.get(RedisKeys.node(id));
