@@ -28,7 +28,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Scenarios Q1, Q2, Q4, Q5 and Q11 of shared/scenarios/queue.md against the real stack, with in-process
+ * The worker's queue promises against the real stack (a new tenant not stuck behind a flood, a running
+ * cap per tenant, a job longer than the poll interval, a poison job, reserved threads), with in-process
  * workers of the gpu pool (so no worker of another test class takes the jobs). Jobs are queued
  * before any worker starts, so what is measured is the worker's dispatch order, not upload timing.
  */
@@ -61,7 +62,7 @@ class QueueScenariosIT {
     }
 
     @Test
-    void q1_aNewTenantsJobStartsWithinOneRoundOfAFloodingTenantsBacklog() throws Exception {
+    void aNewTenantsJobStartsWithinOneRoundOfAFloodingTenantsBacklog() throws Exception {
         String flooder = Farm.tenantOnPartition("it-q1-flood", 0, partitions);
         String newcomer = Farm.tenantOnPartition("it-q1-new", 1, partitions);
         String floodKey = client.createTenant(flooder, Map.of());
@@ -136,7 +137,7 @@ class QueueScenariosIT {
     }
 
     /**
-     * Q11: a quiet tenant submits 1 job/s while another tenant's backlog fills both shared
+     * Reserved threads: a quiet tenant submits 1 job/s while another tenant's backlog fills both shared
      * processing threads. Each quiet job must start on the reserved thread as it arrives, not after
      * a flood job ends: with no reserved thread, every one of them waits for a flood job (checked
      * once by hand with {@code worker.reserved-threads=0}: 10 of 10). The flood's jobs take about
@@ -144,7 +145,7 @@ class QueueScenariosIT {
      * a flood job ending in between by chance is allowed for 2 of the 10.
      */
     @Test
-    void q11_aQuietTenantsJobsStartAsTheyArriveWhileAFloodFillsTheSharedThreads() throws Exception {
+    void aQuietTenantsJobsStartAsTheyArriveWhileAFloodFillsTheSharedThreads() throws Exception {
         String flooder = Farm.tenantOnPartition("it-q11-flood", 3, partitions);
         String quiet = Farm.tenantOnPartition("it-q11-quiet", 4, partitions);
         String floodKey = client.createTenant(flooder, Map.of());
@@ -196,13 +197,13 @@ class QueueScenariosIT {
     }
 
     /**
-     * Q2, with the three tenants on partitions of their own and, the worst case, all on one
+     * The running cap, with the three tenants on partitions of their own and, the worst case, all on one
      * partition: there the worker holds 16 jobs of each and reads past the rest, and the interleaving
      * depends on catching each tenant up in time.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "one partition for all three: {0}")
     @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
-    void q2_aRunningCapOfTwoHoldsPerTenantAndStartsInterleave(boolean onePartition) throws Exception {
+    void aRunningCapOfTwoHoldsPerTenantAndStartsInterleave(boolean onePartition) throws Exception {
         byte[] image = Farm.smallJpeg(320, 240, 2);
         Map<String, String> keys = new HashMap<>();
         Map<String, List<String>> jobs = new HashMap<>();
@@ -242,7 +243,7 @@ class QueueScenariosIT {
     }
 
     @Test
-    void q4_aJobLongerThanMaxPollIntervalCompletesOnceAndTheGroupStaysStable() throws Exception {
+    void aJobLongerThanMaxPollIntervalCompletesOnceAndTheGroupStaysStable() throws Exception {
         String t = Farm.tenantId("it-q4");
         String key = client.createTenant(t, Map.of());
         StringBuilder spec = new StringBuilder("{\"pool\":\"gpu\",\"variants\":{");
@@ -266,7 +267,7 @@ class QueueScenariosIT {
     }
 
     @Test
-    void q5_aPoisonJobSeenByThreeWorkersIsDeadLetteredExactlyOnceAndFailsWithItsReason() throws Exception {
+    void aPoisonJobSeenByThreeWorkersIsDeadLetteredExactlyOnceAndFailsWithItsReason() throws Exception {
         String t = Farm.tenantId("it-q5");
         String key = client.createTenant(t, Map.of());
         byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/ocelot.jpg"));

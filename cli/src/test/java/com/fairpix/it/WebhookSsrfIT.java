@@ -20,14 +20,14 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * W8 (DNS rebinding) on the real stack: the callback host resolves first to a public address, then
+ * DNS rebinding cannot turn a checked webhook URL into a request to a local address, on the real stack: the callback host resolves first to a public address, then
  * to 127.0.0.1, alternating. A dispatcher that looked the name up twice per attempt (once to check,
  * once to connect) would reach the receiver on 127.0.0.1; ours resolves once and connects only to
  * the checked address, and refuses the attempt whose single lookup says 127.0.0.1.
  */
 class WebhookSsrfIT {
     @Test
-    void w8_theConnectionGoesOnlyToTheCheckedAddressAndNothingReaches127001() throws Exception {
+    void theConnectionGoesOnlyToTheCheckedAddressAndNothingReaches127001() throws Exception {
         // No allow list here: 127.0.0.1 is denied, as in production.
         FairpixConfig config = Webhooks.config("1s,1s").with(Setting.WEBHOOKS_ALLOW_LIST, "");
         AtomicInteger lookups = new AtomicInteger();

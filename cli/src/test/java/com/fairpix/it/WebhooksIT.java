@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * Webhook scenarios W1–W7 (api-webhooks.md) and durable retries, on the real stack: a real
+ * Webhook delivery (signed bytes as sent, UTF-8, secrets, one delivery per job, retries, redelivery,
+ * redirects never followed) and durable retries, on the real stack: a real
  * ingest-api, worker and dispatcher, real Kafka and Redis, a real HTTP receiver on 127.0.0.1;
  * every signature checked with the Standard Webhooks reference library.
  */
@@ -87,11 +88,11 @@ class WebhooksIT {
     }
 
     @Test
-    void w3_w5_w6_aRealJobIsDeliveredOnceSignedWithTheSecretShownAndRedeliveredUnderTheSameId() throws Exception {
+    void aRealJobIsDeliveredOnceSignedWithTheSecretShownAndRedeliveredUnderTheSameId() throws Exception {
         String tenant = Farm.tenantId("it-wh-real");
         String[] t = tenantWithWebhook(tenant, "/real");
         String secret = t[1];
-        // W3: the secret shown is whsec_ + padded standard base64 of 24-64 bytes.
+        // The secret shown is whsec_ + padded standard base64 of 24-64 bytes.
         assertThat(secret).matches("whsec_[A-Za-z0-9+/]+={0,2}");
         assertThat(java.util.Base64.getDecoder().decode(secret.substring(6)).length).isBetween(24, 64);
 
@@ -108,12 +109,12 @@ class WebhooksIT {
         assertThat(body.at("/data/results/thumb/size").asLong()).isPositive();
         assertThat(body.at("/data/version").asLong()).isPositive();
 
-        // W5: a re-run job emits its completion again with the same stable id: still one delivery.
+        // A re-run job emits its completion again with the same stable id: still one delivery.
         Webhooks.publish(config, Webhooks.completion(tenant, jobId, true, null, 2));
         Thread.sleep(3000);
         assertThat(receiver.at("/real")).hasSize(1);
 
-        // W6: an operator redelivers: same webhook-id, a fresh timestamp and signature; verifies.
+        // An operator redelivers: same webhook-id, a fresh timestamp and signature; verifies.
         Thread.sleep(1100);
         JsonNode listed = Json.mapper().readTree(cli("webhooks", "list", "--tenant", tenant));
         assertThat(listed.get("deliveries")).hasSize(1);
@@ -140,7 +141,7 @@ class WebhooksIT {
     }
 
     @Test
-    void w1_w2_nonAsciiTextIsSentAsUtf8AndTheReferenceVerifierAcceptsTheRawBytes() throws Exception {
+    void nonAsciiTextIsSentAsUtf8AndTheReferenceVerifierAcceptsTheRawBytes() throws Exception {
         String tenant = Farm.tenantId("it-wh-utf8");
         String secret = tenantWithWebhook(tenant, "/utf8")[1];
         String jobId = JobIds.next(Clock.systemUTC());
@@ -153,7 +154,7 @@ class WebhooksIT {
     }
 
     @Test
-    void w4_aFailedAttemptIsRetriedUnderTheSameIdWithAFreshTimestampAndSignature() throws Exception {
+    void aFailedAttemptIsRetriedUnderTheSameIdWithAFreshTimestampAndSignature() throws Exception {
         String tenant = Farm.tenantId("it-wh-retry");
         String secret = tenantWithWebhook(tenant, "/retry")[1];
         receiver.script("/retry", Receiver.Answer.of(500), Receiver.Answer.of(200));
@@ -180,7 +181,7 @@ class WebhooksIT {
     }
 
     @Test
-    void w7_aRedirectIsARecordedFailureAndIsNeverFollowed() throws Exception {
+    void aRedirectIsARecordedFailureAndIsNeverFollowed() throws Exception {
         String tenant = Farm.tenantId("it-wh-302");
         tenantWithWebhook(tenant, "/redirect");
         receiver.script("/redirect", new Receiver.Answer(302, Map.of("Location", "http://169.254.169.254/latest/meta-data/"), 0));

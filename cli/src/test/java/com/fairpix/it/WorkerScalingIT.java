@@ -23,9 +23,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Q3 and Q6 of shared/scenarios/queue.md with real worker processes: a worker joining and one
- * killed by SIGKILL mid-run (Q3); two of six workers stopped by SIGTERM while the others keep
- * serving their partitions (Q6). Every job ends DONE once, with exactly one completion event id.
+ * Workers joining and leaving lose no job, with real worker processes: a worker joining and one
+ * killed by SIGKILL mid-run; two of six workers stopped by SIGTERM while the others keep
+ * serving their partitions. Every job ends DONE once, with exactly one completion event id.
  */
 class WorkerScalingIT {
     static final String THUMB = QueueScenariosIT.THUMB;
@@ -38,7 +38,7 @@ class WorkerScalingIT {
 
     @BeforeAll
     static void start() {
-        // Q6 watches each partition through a tenant of its own: every tenant on its home partition only.
+        // The SIGTERM test watches each partition through a tenant of its own: every tenant on its home partition only.
         config = Farm.config().with(Setting.WORKER_POOL, "gpu").with(Setting.TENANT_PARTITION_RATE, "0");
         partitions = config.integer(Setting.JOB_PARTITIONS);
         ingest = IngestApi.start(config);
@@ -51,7 +51,7 @@ class WorkerScalingIT {
     }
 
     @Test
-    void q3_aWorkerJoinsAndAnotherIsKilledMidRunAndAll500JobsAreDoneOnce() throws Exception {
+    void aWorkerJoinsAndAnotherIsKilledMidRunAndAll500JobsAreDoneOnce() throws Exception {
         Map<String, String> keys = tenants("it-q3", 5);
         Map<String, String> jobs = submit(keys, 100, 320, 240); // job id -> tenant
 
@@ -73,7 +73,7 @@ class WorkerScalingIT {
     }
 
     @Test
-    void q6_stoppingTwoOfSixWorkersKeepsTheOtherPartitionsFlowingAndLosesNothing() throws Exception {
+    void stoppingTwoOfSixWorkersKeepsTheOtherPartitionsFlowingAndLosesNothing() throws Exception {
         Map<String, String> keys = new HashMap<>();
         Map<Integer, String> tenantOfPartition = new HashMap<>();
         for (int p = 0; p < partitions; p++) {

@@ -35,7 +35,7 @@ class WebhookSignatureTest {
 
     @Test
     void theReferenceVerifierAcceptsOurSignatureOverEscapedUnicodeAndFloats() throws Exception {
-        // W1: the exact bytes, never a re-serialisation: \u00e9 stays escaped, 1.0 stays 1.0, our member order.
+        // The exact bytes, never a re-serialisation: \u00e9 stays escaped, 1.0 stays 1.0, our member order.
         String secret = WebhookSecrets.generate();
         String body = "{\"type\":\"job.succeeded\",\"data\":{\"note\":\"caf\\u00e9\",\"ratio\":1.0,\"a\":2}}";
         long ts = Instant.now().getEpochSecond();
@@ -48,7 +48,6 @@ class WebhookSignatureTest {
 
     @Test
     void nonAsciiTextIsSignedAsUtf8() {
-        // W2
         String secret = WebhookSecrets.generate();
         String body = "{\"label\":\"Zoë ₹ 🚀\"}";
         long ts = Instant.now().getEpochSecond();

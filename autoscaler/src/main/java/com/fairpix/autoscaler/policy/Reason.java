@@ -16,7 +16,7 @@ public enum Reason {
     HOLD_STABILIZING,
     /** Wants fewer, but the last scaling action is within the cooldown. */
     HOLD_COOLDOWN,
-    /** The reading failed or was partial: never act on it (Q9). */
+    /** The reading failed or was partial: never act on it. */
     HOLD_FAILED_READING,
     /** An operator paused the pool. */
     PAUSED,

@@ -6,7 +6,7 @@ import java.util.Map;
 /**
  * One reading of a pool's load, taken at {@code at}. A failed or partial reading has
  * {@code ok == false} and an {@code error}; its numbers are meaningless and must never be read as
- * zero (a broker outage is not an empty queue, scenario Q9).
+ * zero (a broker outage is not an empty queue).
  *
  * @param qps             jobs accepted by all ingest nodes for this pool, per second, averaged over
  *                        the last complete seconds (source: the per-second Redis counters)

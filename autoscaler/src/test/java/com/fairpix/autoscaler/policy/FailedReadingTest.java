@@ -6,13 +6,13 @@ import com.fairpix.autoscaler.signal.PoolSignals;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** A failed or partial reading is not zero: the autoscaler holds (Q9). */
+/** A failed or partial reading is not zero: the autoscaler holds. */
 class FailedReadingTest {
     static final PolicyConfig CPU = PolicyConfig.defaults("cpu").withScaleIn(0, 0); // scale-in would be instant
     static final Duration PERIOD = Duration.ofSeconds(5);
 
     @Test
-    void q9_brokerUnreachableForThreePollsMidBacklogHoldsTheCurrentSize() {
+    void brokerUnreachableForThreePollsMidBacklogHoldsTheCurrentSize() {
         Trace t = new Trace(CPU, 1, PERIOD).run(12, i -> at -> Trace.reading(at, 10, 500, 8, 8));
         assertThat(t.replicas).isEqualTo(5);
         for (int i = 0; i < 3; i++) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Scale-out on recorded traces: step load, spike, slow ramp, the triggers, and Q7. */
+/** Scale-out on recorded traces: step load, spike, slow ramp, the triggers, and no dead band that leaves the last replica undone. */
 class ScaleOutTest {
     static final PolicyConfig CPU = PolicyConfig.defaults("cpu"); // min 1, max 8, target 100, +2 per 15 s
     static final Duration PERIOD = Duration.ofSeconds(5);
@@ -85,7 +85,7 @@ class ScaleOutTest {
     }
 
     @Test
-    void q7_reachesThePartitionCountWithinTwoPeriodsWithNoDeadBand() {
+    void reachesThePartitionCountWithinTwoPeriodsWithNoDeadBand() {
         // 8 partitions, lag target 100 per replica, 7 workers, lag 10,000 spread over all partitions
         PolicyConfig config = CPU.withBounds(1, 20);
         Trace t = new Trace(config, 7, PERIOD).run(2, i -> at -> Trace.reading(at, 0, 10_000, 8, 8));
@@ -94,7 +94,7 @@ class ScaleOutTest {
     }
 
     @Test
-    void q7_noToleranceBandLeavesTheLastReplicaUndone() {
+    void noToleranceBandLeavesTheLastReplicaUndone() {
         // 710 messages with 7 replicas of target 100: 8 wanted. HPA's default 10% tolerance would keep 7.
         Trace t = new Trace(CPU, 7, PERIOD).run(1, i -> at -> Trace.reading(at, 0, 710, 8, 8));
         assertThat(t.replicas).isEqualTo(8);

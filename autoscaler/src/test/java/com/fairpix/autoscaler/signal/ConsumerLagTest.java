@@ -14,7 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Lag arithmetic (log-end minus committed; no commit counts from the log start) and Q8. */
+/** Lag arithmetic (log-end minus committed; no commit counts from the log start) and a log whose start retention moved to its end, never committed, reads 0, not the whole log. */
 class ConsumerLagTest {
 
     @Test
@@ -34,7 +34,7 @@ class ConsumerLagTest {
     }
 
     @Test
-    void q8_retentionAdvancedTheLogStartToTheLogEndAndTheGroupNeverCommitted() {
+    void retentionAdvancedTheLogStartToTheLogEndAndTheGroupNeverCommitted() {
         // log start 1,000 = log end, new consumer group, no commits: lag 0, no scale-out
         Map<Integer, Long> lag = new HashMap<>();
         for (int p = 0; p < 8; p++) lag.put(p, ConsumerLag.of(1000, 1000, null));

@@ -8,7 +8,7 @@ import java.time.ZoneId;
 import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
-/** The S3 key layout of DESIGN.md: dated originals, deterministic results, one prefix per tenant. */
+/** The S3 key layout (docs/architecture.md): dated originals, deterministic results, one prefix per tenant. */
 class StorageKeysTest {
     private static final String JOB = "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b";
 

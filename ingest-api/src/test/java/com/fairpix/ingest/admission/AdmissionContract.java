@@ -15,8 +15,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The admission scenarios of shared/scenarios/admission.md, run against every implementation
- * (STYLE.md #8): in memory ({@code LocalAdmissionTest}) and on the real Redis
+ * What every admission implementation must do (exact bursts after any idle time, debt, exact waits,
+ * borrowing idle guarantees and giving them back, quotas, leases), run against every implementation
+ * (one contract, every implementation): in memory ({@code LocalAdmissionTest}) and on the real Redis
  * ({@code RedisAdmissionIT}). Time is moved by hand; nothing sleeps.
  */
 public abstract class AdmissionContract {
@@ -69,7 +70,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a1_aMillionPerSecondAfterTwelveHoursIdleAdmitsExactlyTheBurst() {
+    void aMillionPerSecondAfterTwelveHoursIdleAdmitsExactlyTheBurst() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a1"), 1_000_000, 1_000_000);
         assertThat(ask(a, t, 1_000_000)).as("drain to 0").isTrue();
@@ -85,7 +86,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a2_tenYearsIdleRefillsToTheBurstNotBeyond() {
+    void tenYearsIdleRefillsToTheBurstNotBeyond() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a2"), 1, 1);
         assertThat(ask(a, t, 1)).isTrue();
@@ -94,7 +95,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a3_deniedWithTheExactWaitAndRetryAfterRoundedUp() {
+    void deniedWithTheExactWaitAndRetryAfterRoundedUp() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a3"), 1, 1);
         assertThat(ask(a, t, 1)).isTrue();
@@ -112,7 +113,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a4_aForcedChargeLeavesDebtThatDelaysTheNextAdmission() {
+    void aForcedChargeLeavesDebtThatDelaysTheNextAdmission() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a4"), 50, 50);
         a.charge(t, tokens(80));
@@ -125,7 +126,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a5_aLimitChangedAtRuntimeReachesEveryNode() {
+    void aLimitChangedAtRuntimeReachesEveryNode() {
         AdmissionConfig config = AdmissionConfig.defaults();
         Admission one = node(config, clock);
         Admission two = node(config, clock);
@@ -138,7 +139,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a7_noFixedWindowDoublingAtASecondBoundary() {
+    void noFixedWindowDoublingAtASecondBoundary() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a7"), 2, 2);
         after(0.95);
@@ -149,7 +150,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a8_theBurstAfterIdleIsTheBurstNotBurstPlusOne() {
+    void theBurstAfterIdleIsTheBurstNotBurstPlusOne() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a8"), 2, 2);
         assertThat(count(a, t, 2, 1)).isEqualTo(2);
@@ -158,7 +159,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a9_aCostThatCanNeverFitIsRejectedAtOnceWithoutRetryAfter() {
+    void aCostThatCanNeverFitIsRejectedAtOnceWithoutRetryAfter() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a9"), 5, 5);
         Decision d = a.decide(t, tokens(5000), null);
@@ -172,7 +173,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a10_theWaitIsNotRoundedInTheClientsFavour() {
+    void theWaitIsNotRoundedInTheClientsFavour() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a10"), 1, 1);
         assertThat(ask(a, t, 1)).isTrue();
@@ -185,7 +186,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a11_oneTenantsTrafficLeavesAnotherUntouched() {
+    void oneTenantsTrafficLeavesAnotherUntouched() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant slow = tenant(id("a11a"), 1, 1);
         Tenant busy = tenant(id("a11b"), 100, 100);
@@ -211,12 +212,12 @@ public abstract class AdmissionContract {
     protected void resetPool() {}
 
     @Test
-    void a12_a13_idleGuaranteesAreBorrowedAndComeBackAtOnce() {
+    void idleGuaranteesAreBorrowedAndComeBackAtOnce() {
         resetPool();
         Admission a = node(farm(), clock);
         Tenant ta = tenant(id("a12a"), 30, 30);
         Tenant tc = tenant(id("a12c"), 30, 30);
-        // A12: C floods 200/s for 10 s while A and B are idle.
+        // Work-conserving: C floods 200/s for 10 s while A and B are idle.
         int c = 0;
         for (int i = 0; i < 2000; i++) {
             if (ask(a, tc, 1)) c++;
@@ -224,7 +225,7 @@ public abstract class AdmissionContract {
         }
         assertThat(c).as("C borrows the idle guarantees up to its ceiling: ~100/s for 10 s").isBetween(950, 1110);
 
-        // A13: A sends 30/s (every 33,334 µs) while C keeps flooding at 200/s (every 5,000 µs).
+        // Guarantee protected: A sends 30/s (every 33,334 µs) while C keeps flooding at 200/s (every 5,000 µs).
         long t0 = clock.micros();
         long nextA = t0, nextC = t0;
         int aSent = 0, aOk = 0, cLate = 0;
@@ -253,7 +254,7 @@ public abstract class AdmissionContract {
      * what it borrows), not 200/s.
      */
     @Test
-    void a17_guaranteesAboveTheCapacityAreHonouredAsSharesOfIt() {
+    void guaranteesAboveTheCapacityAreHonouredAsSharesOfIt() {
         resetPool();
         AdmissionConfig config = AdmissionConfig.defaults().withFarmCapacity(AdmissionConfig.MEASURED, 2);
         FarmShare.Share share = FarmShare.Share.of(20, 220);
@@ -287,7 +288,7 @@ public abstract class AdmissionContract {
 
     /** Each pool lends its own capacity: a cpu tenant that drains the cpu pool's borrowing bucket leaves the gpu pool's whole. */
     @Test
-    void a18_eachPoolBorrowsFromItsOwnCapacity() {
+    void eachPoolBorrowsFromItsOwnCapacity() {
         resetPool();
         AdmissionConfig config = AdmissionConfig.defaults().withFarmCapacity(AdmissionConfig.MEASURED, 10);
         FarmShare.Share share = FarmShare.Share.of(10, 0);
@@ -304,7 +305,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a15_theDailyQuotaResetsAtTheDaysEnd() {
+    void theDailyQuotaResetsAtTheDaysEnd() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a15"), 1_000_000, 1_000_000, 1000, 1_000_000);
         clock.set(Instant.parse("2026-11-30T23:00:00Z"));
@@ -320,7 +321,7 @@ public abstract class AdmissionContract {
     }
 
     @Test
-    void a16_aDeadWorkersSlotComesBackWhenItsLeaseExpires() {
+    void aDeadWorkersSlotComesBackWhenItsLeaseExpires() {
         AdmissionConfig config = AdmissionConfig.defaults().withLeaseTtl(Duration.ofSeconds(30));
         Admission a = node(config, clock);
         Tenant t = tenant(id("a16"), 1000, 1000, 1_000_000, 2);

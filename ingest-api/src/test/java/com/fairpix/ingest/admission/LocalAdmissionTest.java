@@ -23,7 +23,7 @@ class LocalAdmissionTest extends AdmissionContract {
     }
 
     @Test
-    void a14_tenThousandRegisteredTenTactiveCostsWhatTenCost() {
+    void tenThousandRegisteredTenTactiveCostsWhatTenCost() {
         LocalAdmission a = new LocalAdmission(AdmissionConfig.defaults(), clock);
         List<Tenant> registered = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) registered.add(tenant("t" + i, 1_000_000, 1_000_000));

@@ -31,8 +31,8 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The admission scenarios on the real Redis of {@code scripts/stack} (FAIRPIX_REDIS_URL), with
- * time passed to the script by hand; then what needs Redis's own clock and real concurrency: A6
- * and two nodes sharing one tenant's limits.
+ * time passed to the script by hand; then what needs Redis's own clock and real concurrency:
+ * 5,000 decisions from 64 threads at one round trip each, and two nodes sharing one tenant's limits.
  */
 class RedisAdmissionIT extends AdmissionContract {
     static UnifiedJedis redis;
@@ -81,7 +81,7 @@ class RedisAdmissionIT extends AdmissionContract {
     }
 
     @Test
-    void a6_fiveThousandConcurrentRequestsAllAdmittedOneRoundTripEach() throws Exception {
+    void fiveThousandConcurrentRequestsAllAdmittedOneRoundTripEach() throws Exception {
         Tenant t = tenant(id("a6"), 10_000, 10_000);
         try (UnifiedJedis wide = pooled(url, 64)) {
             RedisAdmission a = new RedisAdmission(wide, AdmissionConfig.defaults(), System::nanoTime);
@@ -99,7 +99,7 @@ class RedisAdmissionIT extends AdmissionContract {
             pool.shutdown();
             assertThat(ok.get()).isEqualTo(5000);
             assertThat(calls(wide, "evalsha") + calls(wide, "eval") - evalBefore).as("one script call per decision").isEqualTo(5000);
-            System.out.println("A6: 5000 decisions from 64 threads in " + ms + " ms");
+            System.out.println("5000 decisions from 64 threads in " + ms + " ms");
         }
     }
 
@@ -146,7 +146,7 @@ class RedisAdmissionIT extends AdmissionContract {
     }
 
     @Test
-    void a14_idleTenantsStateExpiresSoMemoryStaysBounded() {
+    void idleTenantsStateExpiresSoMemoryStaysBounded() {
         RedisAdmission a = new RedisAdmission(redis, AdmissionConfig.defaults(), System::nanoTime);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 200; i++) {

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The worker's consumption loop. One thread owns the KafkaConsumer and only polls, buffers and
  * commits: jobs go into the {@link JobScheduler} and run on separate processing threads, so a long
- * job never stalls polling (nor expels the worker from its group, Q4). Offsets are committed per
+ * job never stalls polling (nor expels the worker from its group). Offsets are committed per
  * partition only up to the first unfinished job, so a crash loses nothing: unfinished jobs are
  * redelivered, and {@link JobRunner} skips the ones already done.
  *

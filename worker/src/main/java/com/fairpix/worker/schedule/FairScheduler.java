@@ -24,12 +24,12 @@ import java.util.function.ToIntFunction;
  * {@code F = S + cost / weight}, where {@code F_prev} is the finish tag of the tenant's previous job
  * and {@code v}, the virtual time, is the start tag of the job most recently dispatched. The job with
  * the smallest start tag goes next. Backlogged tenants therefore receive service in proportion to
- * their weights (Q10), and a tenant that was idle starts at the current virtual time: its first job
- * is dispatched next, whatever backlog another tenant has (Q1) — unlike deficit round robin, which
+ * their weights, and a tenant that was idle starts at the current virtual time: its first job
+ * is dispatched next, whatever backlog another tenant has — unlike deficit round robin, which
  * lets the current tenant spend its whole quantum first.
  *
- * <p>Three additions: a tenant at its running cap is passed over until one of its jobs finishes
- * (Q2); {@link #finished} moves the tenant's finish tag by the difference between the job's
+ * <p>Three additions: a tenant at its running cap is passed over until one of its jobs finishes;
+ * {@link #finished} moves the tenant's finish tag by the difference between the job's
  * measured and estimated cost, so estimates that are systematically low for one tenant do not buy
  * it extra service; and <b>reserved slots</b>. SFQ orders dispatches but cannot preempt: when a
  * flood's jobs occupy every processing thread, a quiet tenant's job, first in line, still waits

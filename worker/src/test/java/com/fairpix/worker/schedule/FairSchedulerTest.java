@@ -69,7 +69,7 @@ class FairSchedulerTest extends JobSchedulerContract {
     }
 
     /**
-     * Q1 (scenarios/queue.md): tenant A floods 1,000 jobs, then tenant B submits one; B's job must
+     * A new tenant is not stuck behind a flood: tenant A floods 1,000 jobs, then tenant B submits one; B's job must
      * start within one scheduling round, i.e. at most as many dispatches as there are active tenants.
      * Jobs cost 2 units (a 1 MP image, resize + encode), the cheapest common job.
      */
@@ -143,7 +143,7 @@ class FairSchedulerTest extends JobSchedulerContract {
 
     @Test
     void aTenantAtItsRunningCapIsPassedOverUntilOneOfItsJobsFinishes() {
-        // Q2: cap 2 per tenant; three tenants with work; start order interleaves.
+        // Running cap 2 per tenant; three tenants with work; start order interleaves.
         FairScheduler<String> s = new FairScheduler<>(t -> 1.0, t -> 2);
         for (int i = 0; i < 100; i++) for (String t : List.of("a", "b", "c")) s.add(new FairScheduler.Item<>(t, 1.0, t + i));
 

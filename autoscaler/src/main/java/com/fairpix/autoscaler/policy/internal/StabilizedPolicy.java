@@ -16,13 +16,13 @@ import java.util.function.Predicate;
  * algorithm and its {@code behavior} policies; docs/autoscaler.md compares the alternatives).
  *
  * <ol>
- *   <li>A failed reading holds the current size (Q9).</li>
+ *   <li>A failed reading holds the current size.</li>
  *   <li>Recommendation = max(proportional, trigger): proportional = ceil(backlog / target per
  *       replica); a sustained trigger (QPS, or backlog with growth) asks for current + step.</li>
  *   <li>Bounds: clamp to [min, min(max, partitions with lag)] — extra replicas would have no
  *       partition to consume — but never below min.</li>
  *   <li>Out: at most {@code scaleOutStep} per {@code stepPeriodSeconds}. No tolerance band: a
- *       recommendation one above the current size is acted on (Q7).</li>
+ *       recommendation one above the current size is acted on.</li>
  *   <li>In: to the highest recommendation of the stabilization window, once the cooldown since the
  *       last action is over.</li>
  * </ol>

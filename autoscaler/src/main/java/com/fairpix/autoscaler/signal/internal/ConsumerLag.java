@@ -5,7 +5,8 @@ package com.fairpix.autoscaler.signal.internal;
  * (and KEDA's Kafka scaler): log-end offset minus the committed offset. A partition the group has
  * never committed on, or whose commit retention has overtaken, is read from the log-start offset
  * (what a consumer with {@code auto.offset.reset=earliest} would actually consume), never as 0
- * and never as the whole log since offset 0 (scenario Q8).
+ * and never as the whole log since offset 0 (a
+ * log whose start retention moved to its end is empty, not 1,000 messages behind).
  */
 public final class ConsumerLag {
     private ConsumerLag() {}

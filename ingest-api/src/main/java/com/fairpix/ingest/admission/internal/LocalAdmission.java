@@ -206,7 +206,7 @@ public final class LocalAdmission implements Admission {
         }
     }
 
-    /** Tenants with state in memory (for the A14 test: only the active ones). */
+    /** Tenants with state in memory (a test holds memory to the active ones, not every registered one). */
     public int trackedTenants() { return tenants.size(); }
 
     static long micros(Instant t) {
