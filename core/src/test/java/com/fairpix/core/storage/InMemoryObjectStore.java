@@ -8,9 +8,16 @@ import java.util.concurrent.ConcurrentHashMap;
 /** An {@link ObjectStore} in memory for unit tests; ObjectStoreContract holds it to what S3ObjectStore does. */
 public final class InMemoryObjectStore implements ObjectStore {
     private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
+    private volatile RuntimeException failPuts;
+
+    /** Every later put throws {@code failure} (S3 away, a refused key); null: puts store again. */
+    public void failPuts(RuntimeException failure) {
+        this.failPuts = failure;
+    }
 
     @Override
     public void put(String key, byte[] data, String contentType) {
+        if (failPuts != null) throw failPuts;
         objects.put(key, data.clone());
     }
 

@@ -29,7 +29,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,7 +57,7 @@ class JobSubmitterTest {
     @TempDir Path dir;
     final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T12:00:00Z"));
     final InMemoryJobStore jobs = new InMemoryJobStore();
-    final Objects objects = new Objects();
+    final InMemoryObjectStore objects = new InMemoryObjectStore();
     final Queue queue = new Queue();
     final Keys keys = new Keys();
     final List<String> counted = new CopyOnWriteArrayList<>();
@@ -66,39 +65,6 @@ class JobSubmitterTest {
     final Guard overload = new Guard();
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     JobSubmitter submitter;
-
-    /** Objects in memory; a put fails with {@link #failPuts} when set. */
-    static final class Objects implements ObjectStore {
-        final InMemoryObjectStore store = new InMemoryObjectStore();
-        volatile RuntimeException failPuts;
-
-        @Override
-        public void put(String key, byte[] data, String contentType) {
-            if (failPuts != null) throw failPuts;
-            store.put(key, data, contentType);
-        }
-
-        @Override
-        public byte[] get(String key, long maxBytes) {
-            return store.get(key, maxBytes);
-        }
-
-        @Override
-        public InputStream open(String key) {
-            return store.open(key);
-        }
-
-        @Override
-        public void ensureBucket() {}
-
-        @Override
-        public boolean ping() {
-            return true;
-        }
-
-        @Override
-        public void close() {}
-    }
 
     /** The job topics: 8 partitions each; the messages sent, or {@link #failSends} thrown. */
     static final class Queue implements JobQueue {
@@ -265,7 +231,7 @@ class JobSubmitterTest {
 
     @Test
     void anS3PutThatFailsAnswersRetryLaterAndReleasesTheLeaseAndTheKey() {
-        objects.failPuts = new IllegalStateException("connection reset");
+        objects.failPuts(new IllegalStateException("connection reset"));
 
         RetryLater r = catchThrowableOfType(RetryLater.class, () -> submit(jpeg, "key-1"));
 
@@ -280,7 +246,7 @@ class JobSubmitterTest {
 
     @Test
     void anObjectTheStoreRefusesIsTheRequestsFaultNotA503() {
-        objects.failPuts = new ObjectStore.ObjectNotFoundException("bucket");
+        objects.failPuts(new ObjectStore.ObjectNotFoundException("bucket"));
 
         Rejected r = catchThrowableOfType(Rejected.class, () -> submit(jpeg, null));
 
