@@ -6,7 +6,7 @@ import com.fairpix.autoscaler.policy.Decision;
 import com.fairpix.autoscaler.policy.PolicyConfig;
 import com.fairpix.autoscaler.policy.PoolScaler;
 import com.fairpix.autoscaler.policy.internal.StabilizedPolicy;
-import com.fairpix.autoscaler.signal.internal.ConsumerLag;
+import com.fairpix.core.kafka.ConsumerLag;
 import com.fairpix.core.time.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
