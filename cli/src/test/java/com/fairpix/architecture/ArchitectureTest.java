@@ -8,9 +8,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
@@ -66,11 +68,14 @@ class ArchitectureTest {
     private static JavaClasses all;
     /** Module directory ({@code ingest-api}) → its main code. */
     private static final Map<String, JavaClasses> mainOf = new TreeMap<>();
+    /** Test code of every module. */
+    private static JavaClasses tests;
 
     @BeforeAll
     static void importEveryModule() throws IOException {
         root = Path.of(System.getProperty("fairpix.root", "..")).toAbsolutePath().normalize();
         List<Path> dirs = new ArrayList<>();
+        List<Path> testDirs = new ArrayList<>();
         try (Stream<Path> modules = Files.list(root)) {
             for (Path module : modules.filter(d -> Files.isRegularFile(d.resolve("pom.xml"))).sorted().toList()) {
                 if (Files.isDirectory(module.resolve("src/main/java"))) {
@@ -78,10 +83,12 @@ class ArchitectureTest {
                     mainOf.put(module.getFileName().toString(), new ClassFileImporter().importPath(classes));
                     dirs.add(classes);
                 }
-                if (Files.isDirectory(module.resolve("src/test/java"))) dirs.add(compiled(module, "test-classes"));
+                if (Files.isDirectory(module.resolve("src/test/java"))) testDirs.add(compiled(module, "test-classes"));
             }
         }
+        dirs.addAll(testDirs);
         all = new ClassFileImporter().importPaths(dirs);
+        tests = new ClassFileImporter().importPaths(testDirs);
         assertThat(mainOf).as("modules found under %s", root).containsKeys("core", "webhooks", "ingest-api", "worker", "autoscaler", "cli", "bench");
     }
 
@@ -101,6 +108,18 @@ class ArchitectureTest {
     @Test
     void mainPackagesFormNoCycles() {
         checkEach(slices().assignedFrom(PACKAGES_WITH_THEIR_INTERNALS).should().beFreeOfCycles(), mainOf.keySet());
+    }
+
+    @Test
+    void unitTestsDoNotSleep() {
+        noClasses().that().resideOutsideOfPackage("com.fairpix.it..").and().haveNameNotMatching(".*IT(\\$.*)?")
+                .should().callMethodWhere(DescribedPredicate.describe("Thread.sleep or TimeUnit.sleep", (JavaMethodCall call) -> {
+                    String owner = call.getTarget().getOwner().getName();
+                    return call.getTarget().getName().equals("sleep")
+                            && (owner.equals(Thread.class.getName()) || owner.equals(java.util.concurrent.TimeUnit.class.getName()));
+                }))
+                .because("a unit test moves a ManualClock; waiting on real time is for the integration tests (*IT, com.fairpix.it)")
+                .check(tests);
     }
 
     @Test
