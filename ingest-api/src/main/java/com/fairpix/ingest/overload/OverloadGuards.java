@@ -11,7 +11,6 @@ import com.fairpix.ingest.overload.internal.RedisControlChannel;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.DoubleSupplier;
@@ -21,9 +20,6 @@ import redis.clients.jedis.UnifiedJedis;
 
 /** Builds the overload guard; the only way in from outside the package. */
 public final class OverloadGuards {
-    /** The pools whose backlogs are read and shed. */
-    static final List<String> POOLS = Pool.NAMES;
-
     private OverloadGuards() {}
 
     /**
@@ -46,8 +42,8 @@ public final class OverloadGuards {
                 pool -> SubmittedCost.meanCostPerJob(redis, pool, clock.instant()), measuredCapacity);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-overload").unstarted(r));
         DefaultOverloadGuard guard = new DefaultOverloadGuard(config, farmCapacity, breakers, new RedisControlChannel(redis, subscriber, config.nodeId(), nanos),
-                backlog, POOLS, timer, clock, nanos);
-        OverloadGuard metered = new MeteredOverloadGuard(guard, meters, POOLS);
+                backlog, Pool.NAMES, timer, clock, nanos);
+        OverloadGuard metered = new MeteredOverloadGuard(guard, meters, Pool.NAMES);
         guard.start(timer);
         return metered;
     }
