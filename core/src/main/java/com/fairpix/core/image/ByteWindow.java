@@ -1,0 +1,39 @@
+package com.fairpix.core.image;
+
+/**
+ * Sequential reading of a {@link ByteSource} through one window of at most 64 KiB, for the walks
+ * that must see a whole file without holding it (every GIF block, every JPEG scan): memory stays
+ * one window whatever the file's size.
+ */
+final class ByteWindow {
+    private static final int SIZE = 64 * 1024;
+    private final ByteSource src;
+    private byte[] buf = new byte[0];
+    private long start;
+
+    ByteWindow(ByteSource src) {
+        this.src = src;
+    }
+
+    /** Bytes readable. */
+    long length() {
+        return src.length();
+    }
+
+    /** The unsigned byte at {@code pos}, or -1 past the end. */
+    int at(long pos) throws ImageHeader.HeaderException {
+        if (pos < 0 || pos >= src.length()) return -1;
+        if (pos < start || pos >= start + buf.length) {
+            start = pos;
+            buf = src.read(pos, (int) Math.min(SIZE, src.length() - pos));
+        }
+        return buf[(int) (pos - start)] & 0xFF;
+    }
+
+    /** Unsigned 16-bit value at {@code pos}, or -1 when it runs past the end. */
+    int u16(long pos, boolean le) throws ImageHeader.HeaderException {
+        int a = at(pos), b = at(pos + 1);
+        if (a < 0 || b < 0) return -1;
+        return le ? a | (b << 8) : (a << 8) | b;
+    }
+}
