@@ -20,9 +20,23 @@ package com.fairpix.core.image;
  *                    TIFF ExtraSamples, a GIF transparent index); false where the header does not
  *                    say (JPEG, BMP, HEIF, a PNG whose transparency is only a tRNS chunk)
  * @param cmyk        a CMYK (separated) TIFF, which must be decoded through the colour conversion
+ * @param buffered    libjpeg buffers every DCT coefficient of the whole image while it decodes (2
+ *                    bytes × 64 per 8x8 block and component), whatever the output scale: a progressive
+ *                    frame, or a baseline/extended one with more than one scan or whose first scan
+ *                    does not carry every component (libjpeg's {@code has_multiple_scans}, jdinput.c)
+ * @param decodedPixels pixels the codecs decode for the image, at least width × height: for a HEIF,
+ *                    the primary item's derivation (a grid's tiles with their overhang past the
+ *                    canvas, an overlay's canvas and layers, an {@code iden}'s source); width × height
+ *                    for the other formats. The pixel gates and the cost count it ({@link #gatePixels()})
  */
 public record ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete,
-                          boolean progressive, int pages, boolean alpha, boolean cmyk) {
+                          boolean progressive, int pages, boolean alpha, boolean cmyk, boolean buffered, long decodedPixels) {
+
+    /** {@code buffered} when progressive; as many pixels decoded as the image has. */
+    public ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete,
+                       boolean progressive, int pages, boolean alpha, boolean cmyk) {
+        this(format, width, height, orientation, animated, complete, progressive, pages, alpha, cmyk, progressive, (long) width * height);
+    }
 
     /** One page, no declared alpha, not CMYK. */
     public ImageHeader(ImageFormat format, int width, int height, int orientation, boolean animated, boolean complete,
@@ -40,6 +54,14 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         return (long) width * height;
     }
 
+    /**
+     * What the gates limit and price: the larger of the image's pixels and those its decoder
+     * allocates on the way ({@link #decodedPixels()}).
+     */
+    public long gatePixels() {
+        return Math.max(pixels(), decodedPixels);
+    }
+
     /** True when EXIF orientation swaps width and height (5–8). */
     public boolean transposed() {
         return orientation >= 5 && orientation <= 8;
@@ -55,9 +77,13 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         return transposed() ? width : height;
     }
 
-    /** Thrown when the magic bytes name a format but its header cannot be read. */
+    /**
+     * Thrown when the magic bytes name a format but its header cannot be read, or describes an image
+     * whose decode cannot be bounded from it ({@link #overLimit()}).
+     */
     public static final class HeaderException extends Exception {
         private final boolean truncated;
+        private final boolean overLimit;
 
         public HeaderException(String message) {
             this(message, false);
@@ -65,8 +91,27 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
 
         /** @param truncated the bytes ended before the header did: more of the file may hold it */
         public HeaderException(String message, boolean truncated) {
+            this(message, truncated, false);
+        }
+
+        private HeaderException(String message, boolean truncated, boolean overLimit) {
             super(message);
             this.truncated = truncated;
+            this.overLimit = overLimit;
+        }
+
+        /**
+         * A well-formed header describing more work than the gate lets a decoder do (more JPEG scans,
+         * HEIF tiles, references or derivation levels than the limits): refused as too complex, not
+         * as unreadable.
+         */
+        public static HeaderException overLimit(String message) {
+            return new HeaderException(message, false, true);
+        }
+
+        /** True for {@link #overLimit(String)}. */
+        public boolean overLimit() {
+            return overLimit;
         }
 
         /** True when the data ran out before the header ended, rather than the header being malformed. */
@@ -117,19 +162,28 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
         ImageFormat format = ImageFormat.sniff(data);
         if (format == null) return null;
         ImageHeader h = switch (format) {
-            case JPEG -> jpeg(data, checkEnd);
+            case JPEG -> jpeg(data, checkEnd, src);
             case PNG -> png(data, checkEnd);
             case WEBP -> webp(data);
             case TIFF -> TiffHeader.read(src, checkEnd);
             case BMP -> BmpHeader.read(data, checkEnd);
-            case GIF -> GifHeader.read(data, checkEnd);
+            case GIF -> GifHeader.read(src, checkEnd);
             case HEIC, AVIF -> HeifHeader.read(src, format);
         };
         if (h.width <= 0 || h.height <= 0) throw new HeaderException(format.id() + " header gives no dimensions");
         return h;
     }
 
-    private static ImageHeader jpeg(byte[] d, boolean checkEnd) throws HeaderException {
+    /**
+     * Most scans a JPEG may have (SOS markers, every scan of a progressive or multi-scan baseline
+     * file): each scan is a pass of the decoder over the blocks it covers, so their number is a
+     * multiple of the decode's work that the pixel count does not show. libjpeg-turbo's djpeg and
+     * tjbench offer the same guard ({@code -maxscans}, TJPARAM_SCANLIMIT; 500 in its examples); real
+     * encoders write 1 (baseline) or about 10 (libjpeg's progressive script).
+     */
+    public static final int MAX_JPEG_SCANS = 500;
+
+    private static ImageHeader jpeg(byte[] d, boolean checkEnd, ByteSource src) throws HeaderException {
         int orientation = 1;
         int i = 2;
         while (i + 4 <= d.length) {
@@ -150,7 +204,10 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
                 int height = u16be(d, seg + 1);
                 int width = u16be(d, seg + 3);
                 boolean progressive = marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE;
-                return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, checkEnd && jpegComplete(d), progressive);
+                int components = seg + 6 <= d.length ? d[seg + 5] & 0xFF : 0;
+                boolean buffered = progressive || multiScan(new ByteWindow(src), i + 2 + len, components);
+                return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, checkEnd && jpegComplete(d), progressive, 1,
+                        false, false, buffered, (long) width * height);
             }
             i += 2 + len;
         }
@@ -194,6 +251,56 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
                 }
             }
         }
+    }
+
+    /**
+     * Whether libjpeg decodes this frame in buffered-image mode, holding every coefficient of the
+     * whole image: the file has more than one scan, or its first scan carries fewer components
+     * than the frame ({@code has_multiple_scans}, libjpeg jdinput.c). Walks the markers after the
+     * frame header as libjpeg reads them (garbage before a marker skipped, entropy-coded data up to
+     * the next marker that is neither stuffing nor a restart), counting SOS markers up to EOI.
+     *
+     * @param from       the offset after the frame header
+     * @param components the frame's component count (Nf)
+     * @throws HeaderException (over the limit) past {@link #MAX_JPEG_SCANS} scans
+     */
+    static boolean multiScan(ByteWindow w, long from, int components) throws HeaderException {
+        long pos = from;
+        int scans = 0, firstComponents = -1;
+        walk:
+        while (true) {
+            int b = w.at(pos);
+            if (b < 0) break;
+            if (b != 0xFF) { pos++; continue; } // extraneous bytes before a marker: libjpeg skips them
+            int m = w.at(pos + 1);
+            if (m < 0) break;
+            if (m == 0xFF || m == 0x00) { pos += m == 0xFF ? 1 : 2; continue; }
+            pos += 2;
+            if (m == 0xD9) break; // EOI
+            if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue;
+            int len = w.u16(pos, false);
+            if (len < 2) break;
+            if (m == 0xDA) {
+                scans++;
+                if (firstComponents < 0) firstComponents = w.at(pos + 2);
+                if (scans > MAX_JPEG_SCANS) throw HeaderException.overLimit("jpeg: more than " + MAX_JPEG_SCANS + " scans (SOS markers)");
+                pos += len;
+                while (true) { // entropy-coded data
+                    int c = w.at(pos);
+                    if (c < 0) break walk;
+                    if (c == 0xFF) {
+                        int n = w.at(pos + 1);
+                        if (n < 0) break walk;
+                        if (n == 0x00 || (n >= 0xD0 && n <= 0xD7)) { pos += 2; continue; }
+                        if (n != 0xFF) break;
+                    }
+                    pos++;
+                }
+                continue;
+            }
+            pos += len;
+        }
+        return scans > 1 || (firstComponents >= 0 && firstComponents < components);
     }
 
     private static boolean eoiNearTail(byte[] d) {

@@ -160,7 +160,7 @@ public final class JobSubmitter {
         Decision decision = null;
         try {
             // Admission after validation and the header read (the cost needs the pixels), before any write.
-            decision = admission.decide(tenant, pool, Cost.ofJob(admissionConfig, header.pixels(), outputs), jobId);
+            decision = admission.decide(tenant, pool, Cost.ofJob(admissionConfig, header.gatePixels(), outputs), jobId);
             if (!decision.allowed()) throw RateLimitFields.problem(tenant, decision);
             overload.checkAdmitted(tenant, pool, decision);
             Instant now = clock.instant();
@@ -190,6 +190,9 @@ public final class JobSubmitter {
         try {
             header = image.header();
         } catch (ImageHeader.HeaderException e) {
+            if (e.overLimit()) {
+                throw Rejected.unprocessableImage("image-too-complex", "The image's structure asks more of the decoder than fairpix allows: " + e.getMessage());
+            }
             throw Rejected.unprocessableImage("undecodable-header", "The image header cannot be read: " + e.getMessage());
         }
         if (header == null) {
@@ -198,8 +201,10 @@ public final class JobSubmitter {
         if (!tenant.allowedFormats().contains(header.format().id())) {
             throw Rejected.unsupportedImage("Format " + header.format().id() + " is not allowed for tenant '" + tenant.id() + "' (allowedFormats: " + tenant.allowedFormats() + ").");
         }
-        if (header.pixels() > tenant.maxPixels()) {
-            throw Rejected.unprocessableImage("too-many-pixels", "The image is " + header.width() + "x" + header.height() + " = " + header.pixels() + " pixels; tenant '" + tenant.id() + "' accepts at most " + tenant.maxPixels() + " (maxPixels).");
+        if (header.gatePixels() > tenant.maxPixels()) {
+            String decoded = header.gatePixels() > header.pixels() ? " (its decoder allocates " + header.gatePixels() + " pixels on the way)" : "";
+            throw Rejected.unprocessableImage("too-many-pixels", "The image is " + header.width() + "x" + header.height() + " = " + header.pixels() + " pixels" + decoded
+                    + "; tenant '" + tenant.id() + "' accepts at most " + tenant.maxPixels() + " (maxPixels).");
         }
         if (header.animated()) {
             throw Rejected.unprocessableImage("animated", "Animated images are not supported" + (header.pages() > 1 ? " (this " + header.format().id() + " has at least " + header.pages() + " frames)" : "") + "; fairpix never silently keeps only the first frame.");

@@ -47,18 +47,19 @@ public final class Decode {
      * Everything that can be known before allocating pixels.
      *
      * @throws Permanent reasons {@code unsupported-format}, {@code undecodable-header},
-     *                              {@code too-many-pixels}, {@code animated}, {@code truncated}
+     *                              {@code image-too-complex}, {@code too-many-pixels}, {@code animated}, {@code truncated}
      */
     public DecodePlan plan(byte[] data, JobSpec spec) {
         ImageHeader header;
         try {
             header = ImageHeader.read(data);
         } catch (ImageHeader.HeaderException e) {
-            throw new Permanent("undecodable-header", e.getMessage());
+            throw new Permanent(e.overLimit() ? "image-too-complex" : "undecodable-header", e.getMessage());
         }
         if (header == null) throw new Permanent("unsupported-format", "not a JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC or AVIF image (checked by its first bytes)");
-        if (header.pixels() > maxPixels) {
-            throw new Permanent("too-many-pixels", header.width() + "x" + header.height() + " is over the worker limit of " + maxPixels + " pixels (worker.max-pixels)");
+        if (header.gatePixels() > maxPixels) {
+            throw new Permanent("too-many-pixels", header.width() + "x" + header.height() + (header.gatePixels() > header.pixels() ? " (" + header.gatePixels() + " pixels decoded on the way)" : "")
+                    + " is over the worker limit of " + maxPixels + " pixels (worker.max-pixels)");
         }
         if (header.animated()) {
             throw new Permanent("animated", "animated images are not supported"

@@ -91,12 +91,14 @@ public final class ImagePipeline {
     /**
      * Native bytes a decode needs ({@link NativeMemoryBudget#estimate(long, long, long)}), plus for
      * HEIC/AVIF what libheif holds beside our copy: its decoded planes (up to 6 bytes per pixel,
-     * 16-bit 4:4:4) and its interleaved RGBA (4), 10 bytes per source pixel.
+     * 16-bit 4:4:4) and its interleaved RGBA (4), 10 bytes per pixel it decodes (a grid's tiles and
+     * canvas, an alpha plane: {@code ImageHeader.decodedPixels}).
      */
     static long estimate(DecodePlan plan, long largestOutputPixels) {
-        long coefficients = plan.header().progressive() ? plan.header().pixels() : 0;
+        // Progressive or multi-scan: libjpeg holds the whole image's coefficients (ImageHeader.buffered).
+        long coefficients = plan.header().buffered() ? plan.header().pixels() : 0;
         boolean heif = plan.header().format() == com.fairpix.core.image.ImageFormat.HEIC || plan.header().format() == com.fairpix.core.image.ImageFormat.AVIF;
-        return NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutputPixels, coefficients) + (heif ? plan.header().pixels() * 10 : 0);
+        return NativeMemoryBudget.estimate(plan.decodedPixels(), largestOutputPixels, coefficients) + (heif ? plan.header().gatePixels() * 10 : 0);
     }
 
     /**

@@ -73,11 +73,12 @@ public final class NativeMemoryBudget {
     }
 
     /**
-     * {@link #estimate(long, long)} plus a progressive JPEG's coefficient buffers: libjpeg keeps every
+     * {@link #estimate(long, long)} plus a buffered JPEG's coefficient buffers: a progressive file,
+     * or a baseline one with several scans ({@code ImageHeader.buffered}), makes libjpeg keep every
      * DCT coefficient of the whole image (2 bytes each, 64 per 8x8 block and component) while it
      * decodes, 6 bytes per source pixel with full-resolution chroma, whatever the output scale.
      *
-     * @param coefficientPixels source pixels (width x height) of a progressive JPEG; 0 for anything else
+     * @param coefficientPixels source pixels (width x height) of a buffered JPEG; 0 for anything else
      */
     public static long estimate(long decodedPixels, long largestOutputPixels, long coefficientPixels) {
         return decodedPixels * 16 + largestOutputPixels * 16 + coefficientPixels * 6;
