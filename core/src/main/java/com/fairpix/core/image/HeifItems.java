@@ -147,7 +147,10 @@ final class HeifItems {
                 av1(item, ispe);
                 yield new Bound(ispe, pixels(ispe));
             }
-            case "hvc1" -> new Bound(ispe, pixels(ispe));
+            case "hvc1" -> {
+                hevc(item, ispe);
+                yield new Bound(ispe, pixels(ispe));
+            }
             case "grid" -> grid(item, ispe, depth, path);
             case "iden" -> iden(item, ispe, depth, path);
             case "iovl" -> overlay(item, ispe, depth, path);
@@ -255,16 +258,122 @@ final class HeifItems {
                 break;
             }
         }
-        byte[] head = data(item, 4096);
-        long[] fromData = Av1Sequence.maxFrameSize(head, 0, head.length);
-        if (fromConfig == null && fromData == null) {
+        List<long[]> sizes = new ArrayList<>();
+        if (fromConfig != null) sizes.add(fromConfig);
+        // Every sequence header in the item's data: the decoder takes the last one it meets.
+        ByteWindow w = new ByteWindow(itemData(item));
+        long at = 0;
+        for (long obus = 0; at < w.length(); obus++) {
+            int header = w.at(at);
+            if (header < 0 || (header & 0x80) != 0 || (header & 2) == 0) break; // the walk needs size fields
+            int type = (header >> 3) & 15;
+            long p = at + ((header & 4) != 0 ? 2 : 1), size = 0;
+            int i = 0;
+            for (int b; ; i++) {
+                b = w.at(p++);
+                if (b < 0 || i >= 8) { size = -1; break; }
+                size |= (long) (b & 0x7F) << (7 * i);
+                if ((b & 0x80) == 0) break;
+            }
+            if (size < 0) break;
+            if (type == 1) {
+                byte[] obu = itemData(item).read(at, (int) Math.min(p - at + size, Math.min(256, w.length() - at)));
+                long[] max = Av1Sequence.maxFrameSize(obu, 0, obu.length);
+                if (max != null) sizes.add(max);
+            }
+            at = p + size;
+        }
+        if (sizes.isEmpty()) {
             throw new ImageHeader.HeaderException(id + ": AV1 item " + item + " has no sequence header: its frame size cannot be bounded");
         }
-        for (long[] max : new long[][] {fromConfig, fromData}) {
-            if (max != null && (max[0] > ispe[0] || max[1] > ispe[1])) {
+        for (long[] max : sizes) {
+            if (max[0] > ispe[0] || max[1] > ispe[1]) {
                 throw new ImageHeader.HeaderException(id + ": AV1 item " + item + " allows frames of " + size(max) + " (sequence header), larger than its ispe of " + size(ispe));
             }
         }
+    }
+
+    /**
+     * An HEVC item: libde265 allocates pictures at the SPS's coded size (hvcC's and any in the
+     * item's data). Coded sizes are whole coding blocks, so up to one 64-sample CTB past the ispe
+     * (cropped by the conformance window) is the norm; more is refused.
+     */
+    private void hevc(long item, long[] ispe) throws ImageHeader.HeaderException {
+        byte[] hvcC = null;
+        for (byte[] p : properties(item)) {
+            if (p.length >= 8 && p[4] == 'h' && p[5] == 'v' && p[6] == 'c' && p[7] == 'C') {
+                hvcC = p;
+                break;
+            }
+        }
+        List<long[]> sizes = new ArrayList<>();
+        if (hvcC != null) {
+            long[] s = HevcSps.fromConfig(hvcC);
+            if (s != null) sizes.add(s);
+        }
+        if (locations.containsKey(item)) {
+            int lengthSize = hvcC == null ? 4 : HevcSps.lengthSize(hvcC);
+            ByteSource data = itemData(item);
+            ByteWindow w = new ByteWindow(data);
+            for (long at = 0; at + lengthSize < w.length(); ) {
+                long len = 0;
+                for (int i = 0; i < lengthSize; i++) len = (len << 8) | w.at(at + i);
+                at += lengthSize;
+                if (len < 2) break;
+                if (((w.at(at) >> 1) & 0x3F) == 33) {
+                    byte[] sps = data.read(at, (int) Math.min(len, Math.min(512, w.length() - at)));
+                    long[] s = HevcSps.size(sps, 0, sps.length);
+                    if (s != null) sizes.add(s);
+                }
+                at += len;
+            }
+        }
+        for (long[] coded : sizes) {
+            if (coded[0] > ispe[0] + 64 || coded[1] > ispe[1] + 64) {
+                throw new ImageHeader.HeaderException(format.id() + ": HEVC item " + item + " codes pictures of " + size(coded) + " (SPS), larger than its ispe of " + size(ispe));
+            }
+        }
+    }
+
+    /** The item's data as one run of bytes over its extents (empty when it has no location). */
+    private ByteSource itemData(long item) {
+        Location loc = locations.get(item);
+        long[] starts = loc == null ? new long[0] : new long[loc.offsets().length];
+        long[] lengths = loc == null ? new long[0] : new long[loc.offsets().length];
+        long total = 0;
+        for (int e = 0; e < starts.length; e++) {
+            long base = loc.method() == 0 ? file.length() : (idat == null ? 0 : idat.length);
+            long off = loc.offsets()[e];
+            long len = loc.lengths()[e] == 0 ? base - off : loc.lengths()[e];
+            starts[e] = off;
+            lengths[e] = Math.max(0, Math.min(len, base - off));
+            total += lengths[e];
+        }
+        long length = total;
+        return new ByteSource() {
+            @Override public long length() { return length; }
+
+            @Override public boolean whole() { return file.whole(); }
+
+            @Override public byte[] read(long offset, int n) throws ImageHeader.HeaderException {
+                if (offset < 0 || n < 0 || offset > length - n) throw new ImageHeader.HeaderException("item " + item + " data truncated at byte " + offset, true);
+                byte[] out = new byte[n];
+                int done = 0;
+                long skip = offset;
+                for (int e = 0; e < starts.length && done < n; e++) {
+                    if (skip >= lengths[e]) {
+                        skip -= lengths[e];
+                        continue;
+                    }
+                    int k = (int) Math.min(n - done, lengths[e] - skip);
+                    if (loc.method() == 0) System.arraycopy(file.read(starts[e] + skip, k), 0, out, done, k);
+                    else System.arraycopy(idat, (int) (starts[e] + skip), out, done, k);
+                    done += k;
+                    skip = 0;
+                }
+                return out;
+            }
+        };
     }
 
     private static boolean fits(long[] inner, long[] outer) {

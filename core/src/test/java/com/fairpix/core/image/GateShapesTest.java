@@ -69,6 +69,16 @@ class GateShapesTest {
     }
 
     @Test
+    void anHevcSpsCodingPicturesLargerThanItsIspeIsRefused() throws Exception {
+        assertThat(ImageHeader.read(new Heif("heic").item(1, "hvc1", 64, 48, new byte[0], HostileImages.hvcC(64, 48)).build()).pixels()).isEqualTo(3072);
+        assertThat(ImageHeader.read(new Heif("heic").item(1, "hvc1", 100, 75, new byte[0], HostileImages.hvcC(104, 80)).build()).pixels())
+                .as("coded in whole blocks, cropped by the conformance window").isEqualTo(7500);
+        byte[] big = new Heif("heic").item(1, "hvc1", 64, 48, new byte[0], HostileImages.hvcC(8192, 8192)).build();
+        assertThatThrownBy(() -> ImageHeader.read(big)).isInstanceOf(ImageHeader.HeaderException.class)
+                .hasMessageContaining("8192x8192 (SPS)").hasMessageContaining("ispe of 64x48");
+    }
+
+    @Test
     void aGridIsBoundedByItsCanvasAndTiles() throws Exception {
         Heif f = new Heif("avif").grid(1, 128, 100, 2, 2, 128, 100, 2, 3, 4, 5);
         for (long t = 2; t <= 5; t++) av1Item(f, t, 64, 64);

@@ -156,6 +156,57 @@ public final class HostileImages {
         return Heif.box("av1C", concat(new byte[] {(byte) 0x81, 0x1F, 0x0C, 0}, obus));
     }
 
+    /**
+     * An hvcC box whose one NAL array holds an SPS coding {@code w}x{@code h} pictures (4:2:0, one
+     * sub-layer, the rest of the SPS left out: only its start is read by the gate).
+     */
+    public static byte[] hvcC(int w, int h) {
+        Bits b = new Bits();
+        b.put(0, 4); // sps_video_parameter_set_id
+        b.put(0, 3); // sps_max_sub_layers_minus1
+        b.put(1, 1); // sps_temporal_id_nesting_flag
+        b.put(0x01, 8); // general_profile_space, tier, profile_idc 1 (Main)
+        b.put(0x60000000L, 32); // compatibility flags 1, 2
+        b.put(0x9, 4); // progressive source, frame only
+        b.put(0, 43);
+        b.put(0, 1);
+        b.put(90, 8); // general_level_idc
+        ue(b, 0); // sps_seq_parameter_set_id
+        ue(b, 1); // chroma_format_idc 4:2:0
+        ue(b, w);
+        ue(b, h);
+        byte[] rbsp = b.bytes(2);
+        // Emulation prevention: a 03 after two zeros would otherwise make 00 00 0x.
+        ByteArrayOutputStream nal = new ByteArrayOutputStream();
+        nal.write(33 << 1);
+        nal.write(1);
+        int zeros = 0;
+        for (byte x : rbsp) {
+            if (zeros >= 2 && (x & 0xFF) <= 3) {
+                nal.write(3);
+                zeros = 0;
+            }
+            nal.write(x);
+            zeros = x == 0 ? zeros + 1 : 0;
+        }
+        byte[] sps = nal.toByteArray();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.write(1); // configurationVersion
+        body.writeBytes(new byte[20]); // profile .. frame rate fields, left zero
+        body.write(0x0F); // lengthSizeMinusOne 3
+        body.write(1); // one array
+        body.write(0x80 | 33);
+        body.writeBytes(new byte[] {0, 1, (byte) (sps.length >> 8), (byte) sps.length});
+        body.writeBytes(sps);
+        return Heif.box("hvcC", body.toByteArray());
+    }
+
+    private static void ue(Bits b, long v) {
+        int len = 64 - Long.numberOfLeadingZeros(v + 1);
+        b.put(0, len - 1);
+        b.put(v + 1, len);
+    }
+
     private static final class Bits {
         private final List<Integer> bits = new ArrayList<>();
 

@@ -73,7 +73,13 @@ class GateHoldsDecodersTest {
         if (LibHeif.available()) {
             byte[] avif = LibHeif.encodeAvif(TestImages.gradient(64, 48), 50, 9);
             s.put("avif", avif);
-            s.put("heic", LibHeif.encodeHeic(TestImages.gradient(64, 48), 50, 6));
+            byte[] heic = LibHeif.encodeHeic(TestImages.gradient(64, 48), 50, 6);
+            s.put("heic", heic);
+            // Its ispe says 16x12; its SPS codes 64x48 pictures.
+            byte[] small = heic.clone();
+            int ispe = new String(small, StandardCharsets.ISO_8859_1).indexOf("ispe");
+            ByteBuffer.wrap(small, ispe + 8, 8).putInt(16).putInt(12);
+            s.put("heic-ispe-below-sps", small);
             byte[] av1C = box(avif, "av1C");
             byte[] tile = mdat(avif);
             Heif grid = new Heif("avif").grid(1, 120, 90, 2, 2, 120, 90, 2, 3, 4, 5);
