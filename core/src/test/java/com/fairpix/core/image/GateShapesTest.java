@@ -119,6 +119,13 @@ class GateShapesTest {
     }
 
     @Test
+    void anIdenWhoseSourceIsNoDeclaredItemIsRefused() {
+        // Found by GateHoldsDecodersTest on the gate before issue 33: libheif 1.15 died with SIGSEGV on it.
+        Heif f = new Heif("avif").item(1, "iden", 64, 64, new byte[0]).ref("dimg", 1, 127);
+        assertThatThrownBy(() -> ImageHeader.read(f.build())).isInstanceOf(ImageHeader.HeaderException.class).hasMessageContaining("item 127 is used but not declared");
+    }
+
+    @Test
     void anIdenChainDeeperThanTheLimitIsOverIt() throws Exception {
         Heif ok = new Heif("avif").item(1, "iden", 64, 64, new byte[0]).ref("dimg", 1, 2);
         av1Item(ok, 2, 64, 64);

@@ -93,6 +93,8 @@ class GateHoldsDecodersTest {
             for (long t = 2; t <= 5; t++) over.item(t, "av01", 64, 48, tile, av1C);
             s.put("avif-grid-canvas-over-ispe", over.build());
             s.put("avif-ispe-below-av1", new Heif("avif").item(1, "av01", 16, 12, tile, av1C).build());
+            // An iden whose source is no declared item: libheif 1.15 died with SIGSEGV on such files.
+            s.put("avif-iden-undeclared-source", new Heif("avif").item(1, "iden", 64, 48, new byte[0]).ref("dimg", 1, 127).item(2, "av01", 64, 48, tile, av1C).build());
             s.put("avif-iden-cycle", new Heif("avif").item(1, "iden", 64, 48, new byte[0]).ref("dimg", 1, 1).build());
         }
         return s;

@@ -25,6 +25,22 @@ class MemoryBudgetCoverageTest {
     }
 
     @Test
+    void aBaselineJpegWithSeveralScansHasItsCoefficientBuffersInItsEstimateLikeAProgressiveOne() {
+        // libjpeg decodes it in buffered-image mode (has_multiple_scans): every coefficient of the
+        // whole image is held, as for a progressive file (issue 33).
+        byte[] oneScan = com.fairpix.core.image.HostileImages.baselineJpeg(1600, 1200, new int[] {0, 1, 2});
+        byte[] threeScans = com.fairpix.core.image.HostileImages.baselineJpeg(1600, 1200, new int[] {0}, new int[] {1}, new int[] {2});
+        JobSpec thumb = JobSpec.parse("{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":100,\"height\":100},{\"op\":\"encode\",\"format\":\"jpeg\"}]}}");
+        Decode decode = new Decode(100_000_000L);
+        DecodePlan multi = decode.plan(threeScans, thumb);
+        assertThat(multi.header().progressive()).isFalse();
+        assertThat(ImagePipeline.estimate(multi, 10_000) - ImagePipeline.estimate(decode.plan(oneScan, thumb), 10_000)).isEqualTo(1600L * 1200 * 6);
+        try (Decoded d = decode.apply(threeScans, multi)) {
+            assertThat(d.image().cols()).as("OpenCV decodes the three scans").isEqualTo(multi.decodedWidth());
+        }
+    }
+
+    @Test
     void aProgressiveJpegsCoefficientBuffersAreInItsEstimateWhateverTheShrinkOnLoad() {
         var noise = StepImages.noise(1600, 1200, 2);
         byte[] baseline = StepImages.encode(noise, ".jpg");
