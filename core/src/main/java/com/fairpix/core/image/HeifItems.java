@@ -35,6 +35,14 @@ final class HeifItems {
     private final Map<Long, Location> locations = new HashMap<>();
     private byte[] idat;
     private final Map<Long, Bound> bounds = new HashMap<>();
+    /**
+     * Most entries read in all: {@code iinf} items, {@code ipma} associations, {@code iloc} items and
+     * extents, OBUs and NAL units walked in items' data. A 200 MP phone photo of 768 tiles has about
+     * 2,500; without a cap a 4 MiB meta box of 3-byte entries, extents of zero bytes, or a thousand
+     * tiles pointing at one extent of tiny units make the parse itself the attack (heap, CPU).
+     */
+    static final int MAX_UNITS = 65_536;
+    private int units;
 
     /** Where an item's data lies: {@code method} 0 file offsets, 1 offsets in {@code idat}. */
     private record Location(int method, long[] offsets, long[] lengths) {}
@@ -263,7 +271,8 @@ final class HeifItems {
         // Every sequence header in the item's data: the decoder takes the last one it meets.
         ByteWindow w = new ByteWindow(itemData(item));
         long at = 0;
-        for (long obus = 0; at < w.length(); obus++) {
+        while (at < w.length()) {
+            count(1, "OBUs in AV1 item data");
             int header = w.at(at);
             if (header < 0 || (header & 0x80) != 0 || (header & 2) == 0) break; // the walk needs size fields
             int type = (header >> 3) & 15;
@@ -316,6 +325,7 @@ final class HeifItems {
             ByteSource data = itemData(item);
             ByteWindow w = new ByteWindow(data);
             for (long at = 0; at + lengthSize < w.length(); ) {
+                count(1, "NAL units in HEVC item data");
                 long len = 0;
                 for (int i = 0; i < lengthSize; i++) len = (len << 8) | w.at(at + i);
                 at += lengthSize;
@@ -376,6 +386,13 @@ final class HeifItems {
         };
     }
 
+    private void count(int n, String what) throws ImageHeader.HeaderException {
+        units += n;
+        if (units > MAX_UNITS) {
+            throw ImageHeader.HeaderException.overLimit(format.id() + ": more than " + MAX_UNITS + " entries to read (items, associations, extents, OBUs or NAL units; here " + what + ")");
+        }
+    }
+
     private static boolean fits(long[] inner, long[] outer) {
         return inner[0] * inner[1] <= outer[0] * outer[1] && Math.max(inner[0], inner[1]) <= Math.max(outer[0], outer[1]);
     }
@@ -433,7 +450,7 @@ final class HeifItems {
         }
     }
 
-    private void readAssociations(byte[] ipma) {
+    private void readAssociations(byte[] ipma) throws ImageHeader.HeaderException {
         if (ipma.length < 8) return;
         int version = ipma[0];
         boolean wide = (ipma[3] & 1) != 0;
@@ -444,6 +461,7 @@ final class HeifItems {
             if (at + idBytes + 1 > ipma.length) return;
             long item = idBytes == 2 ? ImageHeader.u16(ipma, at, false) : ImageHeader.u32(ipma, at, false);
             int n = ipma[at + idBytes] & 0xFF;
+            count(1, "ipma entries");
             at += idBytes + 1;
             int[] out = new int[n];
             for (int j = 0; j < n; j++) {
@@ -456,12 +474,13 @@ final class HeifItems {
     }
 
     /** iinf (FullBox): entry count, then infe boxes; versions 2 and 3 carry the item type. */
-    private void readItemInfo(byte[] iinf) {
+    private void readItemInfo(byte[] iinf) throws ImageHeader.HeaderException {
         int at = iinf.length >= 4 && iinf[0] == 0 ? 6 : 8;
         while (at + 8 <= iinf.length) {
             long size = ImageHeader.u32(iinf, at, false);
             if (size < 8 || at + size > iinf.length) return;
             int end = (int) (at + size);
+            count(1, "iinf entries");
             if (iinf[at + 4] == 'i' && iinf[at + 5] == 'n' && iinf[at + 6] == 'f' && iinf[at + 7] == 'e' && at + 12 <= end) {
                 int version = iinf[at + 8];
                 int p = at + 12;
@@ -526,7 +545,7 @@ final class HeifItems {
             uint(iloc, cursor, 2); // data_reference_index
             long base = uint(iloc, cursor, baseSize);
             int extents = (int) uint(iloc, cursor, 2);
-            if (extents < 0) return;
+            count(1 + extents, "iloc entries and extents");
             long[] offsets = new long[extents], lengths = new long[extents];
             for (int e = 0; e < extents; e++) {
                 if (indexSize > 0) uint(iloc, cursor, indexSize);

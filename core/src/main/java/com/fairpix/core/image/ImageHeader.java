@@ -144,8 +144,9 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
 
     /**
      * As {@link #readPrefix(byte[])}, with the whole file at hand for the formats whose header may
-     * lie past the prefix (TIFF's IFD, HEIF's meta box): those read it from {@code file}, a few
-     * small positional reads, never the pixel data.
+     * lie past the prefix (TIFF's IFD, HEIF's meta box and its items' configuration, GIF frames,
+     * JPEG scans): those read it from {@code file}, small positional reads or one 64 KiB window
+     * walked along it, never the decoded pixels.
      *
      * @return null when the magic bytes match no accepted format
      * @throws HeaderException when the header is missing, truncated or has zero dimensions

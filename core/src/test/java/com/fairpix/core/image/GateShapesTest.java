@@ -111,6 +111,18 @@ class GateShapesTest {
     }
 
     @Test
+    void aThousandTilesOnOneExtentOfTinyObusIsOverTheLimitNotAWalkOfMillions() {
+        // 2000 padding OBUs of 0 bytes before the sequence header, shared by 1000 tiles: 2 million units to walk.
+        byte[] padding = new byte[2 * 2000];
+        for (int i = 0; i < padding.length; i += 2) padding[i] = (byte) ((15 << 3) | 2); // OBU_PADDING, size 0
+        byte[] data = HostileImages.concat(padding, SEQ_64);
+        Heif f = new Heif("avif").grid(1, 64 * 40, 64 * 25, 25, 40, 64 * 40, 64 * 25, java.util.stream.LongStream.rangeClosed(2, 1001).toArray());
+        for (long t = 2; t <= 1001; t++) f.item(t, "av01", 64, 64, data, HostileImages.av1C(SEQ_64));
+        assertThatThrownBy(() -> ImageHeader.read(f.build())).isInstanceOfSatisfying(ImageHeader.HeaderException.class, e -> assertThat(e.overLimit()).isTrue())
+                .hasMessageContaining("OBUs");
+    }
+
+    @Test
     void referenceCyclesAreRefused() {
         Heif self = new Heif("avif").item(1, "iden", 64, 64, new byte[0]).ref("dimg", 1, 1);
         assertThatThrownBy(() -> ImageHeader.read(self.build())).isInstanceOf(ImageHeader.HeaderException.class).hasMessageContaining("cycle");

@@ -37,8 +37,10 @@ public record Upload(Path file, long size, String sha256) implements AutoCloseab
      * {@link #MAX_HEADER_BYTES} only when those ran out before the header did (a JPEG whose
      * metadata segments push its frame header further): memory per upload stays small, and a
      * malformed header is refused from the first read. A TIFF's directory and a HEIF's meta box,
-     * which may lie anywhere in the file, are read from the file with small positional reads.
-     * Completeness is not checked ({@link ImageHeader#readPrefix}).
+     * which may lie anywhere in the file, are read from the file with small positional reads; every
+     * GIF block and every JPEG scan, which may lie anywhere after the prefix, are walked over the
+     * whole file through one 64 KiB window (issue 33). Completeness is not checked
+     * ({@link ImageHeader#readPrefix}).
      *
      * @return null when the magic bytes match no accepted format
      * @throws ImageHeader.HeaderException when the header is malformed or not within the limit
