@@ -92,6 +92,9 @@ public final class FarmCapacity implements FarmShare, AutoCloseable {
     private final double headroom;
     private final Clock clock;
     private final GuaranteeSharing sharing;
+    private volatile MeterRegistry registry;
+    /** Pool → tenant → its per-tenant gauges, for the top tenants of the last refresh. */
+    private final Map<String, Map<String, List<io.micrometer.core.instrument.Meter>>> tenantMeters = new ConcurrentHashMap<>();
     private final Map<String, PoolView> views = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("fairpix-capacity").unstarted(r));
 
@@ -121,9 +124,17 @@ public final class FarmCapacity implements FarmShare, AutoCloseable {
         return this;
     }
 
-    /** Gauges per pool: the capacity admission uses, the guarantees' sum, the overcommit ratio, the scale, the active tenants. */
+    /**
+     * Gauges per pool: the capacity admission uses, the guarantees' sum, the overcommit ratio, the
+     * scale, the active tenants, the demand; and per tenant, for the {@link GuaranteeSharing#TOP}
+     * tenants asking most in each pool only (bounded labels: a tenant that leaves the top loses its
+     * series at the next refresh), its demand and guarantee.
+     */
     public FarmCapacity bindTo(MeterRegistry registry) {
+        this.registry = registry;
         for (String pool : pools) {
+            Gauge.builder(MetricNames.ADMISSION_DEMAND, () -> view(pool).sharing().demand()).tag("pool", pool)
+                    .description("tokens/s the pool's tenants asked (admitted or refused) over the last 4 s, all ingest nodes, each up to its rate").register(registry);
             Gauge.builder(MetricNames.ADMISSION_CAPACITY, () -> view(pool).share().capacity()).tag("pool", pool)
                     .description("capacity C admission hands out in the pool, tokens/s (measured service rate x headroom, or pinned; 0 = none)").register(registry);
             Gauge.builder(MetricNames.ADMISSION_GUARANTEES, () -> view(pool).guarantees()).tag("pool", pool)
@@ -162,6 +173,7 @@ public final class FarmCapacity implements FarmShare, AutoCloseable {
         for (String pool : pools) {
             try {
                 views.put(pool, read(pool, view(pool)));
+                tenantGauges(pool);
             } catch (RuntimeException e) {
                 log.debug("capacity refresh of pool {} failed (keeping the last view): {}", pool, e.toString());
             }
@@ -187,6 +199,36 @@ public final class FarmCapacity implements FarmShare, AutoCloseable {
         double c = pinned > 0 ? pinned : base * headroom;
         GuaranteeSharing.PoolShares shares = sharing.share(pool, Math.floorDiv(now, 1000), c, base, Share.of(c, base, sum));
         return new PoolView(m.costPerSecond(), m.replicaCount(), lastMeasured, sum, counted, base, shares.share(), shares, now);
+    }
+
+    /** Registers the gauges of the pool's top tenants that have none, and removes those of tenants that left the top. */
+    private void tenantGauges(String pool) {
+        MeterRegistry r = registry;
+        if (r == null) return;
+        Map<String, List<io.micrometer.core.instrument.Meter>> meters = tenantMeters.computeIfAbsent(pool, p -> new ConcurrentHashMap<>());
+        java.util.Set<String> top = new java.util.HashSet<>();
+        for (GuaranteeSharing.TenantShare t : view(pool).sharing().top()) top.add(t.tenant());
+        for (var it = meters.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (!top.contains(e.getKey())) {
+                e.getValue().forEach(r::remove);
+                it.remove();
+            }
+        }
+        for (String tenant : top) {
+            meters.computeIfAbsent(tenant, t -> List.of(
+                    Gauge.builder(MetricNames.ADMISSION_TENANT_DEMAND, () -> tenantFigure(pool, t, true)).tags("pool", pool, "tenant", t)
+                            .description("tokens/s the tenant asked in the pool over the last 4 s, all ingest nodes (the 10 tenants asking most only)").register(r),
+                    Gauge.builder(MetricNames.ADMISSION_TENANT_GUARANTEE, () -> tenantFigure(pool, t, false)).tags("pool", pool, "tenant", t)
+                            .description("guaranteed rate admission gives the tenant in the pool now, tokens/s (the 10 tenants asking most only)").register(r)));
+        }
+    }
+
+    private double tenantFigure(String pool, String tenant, boolean demand) {
+        for (GuaranteeSharing.TenantShare t : view(pool).sharing().top()) {
+            if (t.tenant().equals(tenant)) return demand ? t.demand() : t.guarantee();
+        }
+        return Double.NaN;
     }
 
     /** Tenants that had a job accepted into the pool within the window (the set JobSubmitter keeps; the autoscaler trims it). */

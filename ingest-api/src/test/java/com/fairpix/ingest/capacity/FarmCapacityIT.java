@@ -186,4 +186,41 @@ class FarmCapacityIT {
             for (long s = firstSecond - 1; s <= clock.instant().getEpochSecond() + 1; s++) redis.del(RedisKeys.demand(pool, s));
         }
     }
+
+    /**
+     * The refresh's cost with 10,000 tenants asking, on the real Redis (issue 31: bound it): the
+     * node's counts flushed and every node's last 4 s read back in one script, then the
+     * water-filling. Printed; bounded at 2 s (the refresh period), far above what it takes.
+     */
+    @Test
+    void aRefreshWithTenThousandTenantsAskingStaysFarUnderTheRefreshPeriod() {
+        String pool = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        com.fairpix.core.time.ManualClock clock = new com.fairpix.core.time.ManualClock(Instant.now());
+        long firstSecond = clock.instant().getEpochSecond();
+        Map<String, Tenant> tenants = new java.util.HashMap<>();
+        for (int i = 0; i < 10_000; i++) tenants.put("t" + i, tenant("t" + i, i % 10 == 0 ? 200 : 10, TenantState.ACTIVE));
+        FarmCapacity node = new FarmCapacity(redis, id -> Optional.ofNullable(tenants.get(id)), List.of(pool), AdmissionConfig.MEASURED, 1.2, FarmShare.Sharing.MAX_MIN, clock);
+        try {
+            new PoolCapacity(redis).publish(pool, "w1", 1000, 1, clock.instant());
+            long[] millis = new long[3];
+            for (int r = 0; r < millis.length; r++) {
+                for (int i = 0; i < 10_000; i++) node.asked(pool, "t" + i, com.fairpix.ingest.admission.Limits.nano(6));
+                clock.advance(java.time.Duration.ofSeconds(2));
+                long t0 = System.nanoTime();
+                node.refresh();
+                millis[r] = (System.nanoTime() - t0) / 1_000_000;
+            }
+            FarmCapacity.PoolView v = node.view(pool);
+            System.out.printf("[FarmCapacityIT] refresh with 10,000 tenants asking: %s ms (flush 10,000 counts + read the 4 s window + water-fill)%n",
+                    java.util.Arrays.toString(millis));
+            assertThat(v.sharing().tenants()).isEqualTo(10_000);
+            assertThat(v.share().guaranteeScale()).as("10,000 tenants asking 3 tokens/s each on a pool of 1,000: bottlenecked").isLessThan(1);
+            assertThat(v.sharing().top()).hasSize(com.fairpix.ingest.admission.GuaranteeSharing.TOP);
+            assertThat(java.util.Arrays.stream(millis).max().getAsLong()).as("refresh, ms").isLessThan(2000);
+        } finally {
+            node.close();
+            redis.del(RedisKeys.capacity(pool));
+            for (long s = firstSecond - 1; s <= clock.instant().getEpochSecond() + 1; s++) redis.del(RedisKeys.demand(pool, s));
+        }
+    }
 }
