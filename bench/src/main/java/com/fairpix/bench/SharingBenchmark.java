@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.State;
  * water-filling (the decision counts its demand and reads the pool's level: its cost must not grow
  * with the tenants); {@code refresh} is one background refresh of the pool with that many tenants
  * asking: their counts drained, the window summed, the water-filling and the top 10 (the in-memory
- * store; Redis's share is measured in FarmCapacityIT). The N asks that fill the counters again run
+ * store; Redis's share is measured in FarmCapacityIT); {@code share} is only what issue 31 adds to a
+ * decision (the count and the guarantee), without the limiter's own per-tenant state. The N asks that fill the counters again run
  * inside each measured refresh, so the figure bounds the refresh from above.
  *
  * <p>Run: {@code java -cp 'bench/target/classes:bench/target/lib/*' org.openjdk.jmh.Main SharingBenchmark -f 1 -wi 2 -w 1s -i 3 -r 2s}
@@ -84,6 +85,14 @@ public class SharingBenchmark {
     @Benchmark
     public boolean decide() {
         return admission.decide(records[order[cursor++ & (KEYS - 1)]], Limits.NANO, null).allowed();
+    }
+
+    /** Only what issue 31 adds to a decision: its demand counted, its pool's share read, its guarantee computed. */
+    @Benchmark
+    public double share() {
+        Tenant t = records[order[cursor++ & (KEYS - 1)]];
+        sharing.asked("cpu", t.id(), Limits.NANO);
+        return share.guarantee(t.rate());
     }
 
     @Benchmark
