@@ -90,8 +90,13 @@ public final class GuaranteeSharing {
      * @param top          the {@link #TOP} largest demands, largest first
      */
     public record PoolShares(FarmShare.Sharing sharing, FarmShare.Share share, WaterFill.Result fill, int tenants, double demand, List<TenantShare> top) {
-        /** Before any refresh. */
-        public static final PoolShares NONE = new PoolShares(FarmShare.Sharing.MAX_MIN, FarmShare.Share.NONE, new WaterFill.Result(1, 0, 0, 0, 0), 0, 0, List.of());
+        /** Before any refresh (max-min). */
+        public static final PoolShares NONE = none(FarmShare.Sharing.MAX_MIN);
+
+        /** Before any refresh, with {@code sharing}: guarantees as configured, no demand known. */
+        public static PoolShares none(FarmShare.Sharing sharing) {
+            return new PoolShares(sharing, FarmShare.Share.NONE, new WaterFill.Result(1, 0, 0, 0, 0), 0, 0, List.of());
+        }
     }
 
     private final FarmShare.Sharing sharing;

@@ -115,7 +115,8 @@ public final class FarmCapacity implements FarmShare, AutoCloseable {
         this.headroom = headroom;
         this.clock = clock;
         this.sharing = new GuaranteeSharing(sharing, new RedisDemand(redis), tenants);
-        for (String pool : pools) views.put(pool, PoolView.UNKNOWN);
+        PoolView unknown = new PoolView(0, 0, 0, Double.NaN, 0, 0, Share.NONE, GuaranteeSharing.PoolShares.none(sharing), 0);
+        for (String pool : pools) views.put(pool, unknown);
     }
 
     /** Starts the background refresh (the first one at once); returns this. */
