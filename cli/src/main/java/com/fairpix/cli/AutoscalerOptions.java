@@ -20,6 +20,13 @@ final class AutoscalerOptions {
         return new ApiClient(ClientOptions.setting(url, Setting.AUTOSCALER_URL), token, ApiClient.AUTOSCALER);
     }
 
+    /** The ingest API's admin client at {@code url} (else FAIRPIX_URL, cli.url), with the same token. */
+    ApiClient ingest(String url) {
+        String token = ClientOptions.setting(adminToken, Setting.ADMIN_TOKEN);
+        if (token == null) throw new IllegalArgumentException("an admin token is needed: --admin-token or FAIRPIX_ADMIN_TOKEN");
+        return new ApiClient(ClientOptions.setting(url, Setting.URL), token, ApiClient.INGEST);
+    }
+
     boolean json() {
         return output == ClientOptions.Output.json;
     }

@@ -63,6 +63,20 @@ public final class StatusCommand implements Callable<Integer> {
                         : "-";
                 out.printf("%-6s %-34s %-22s %s%n", e.getKey(), figure, admits, guaranteed);
             }
+            // Issue 31: the tenants asking most in each pool, and the guarantee each is given now.
+            boolean header = false;
+            for (Iterator<Map.Entry<String, JsonNode>> it = capacity.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                for (JsonNode t : e.getValue().path("tenants")) {
+                    if (!header) {
+                        out.printf("%n%-6s %-40s %12s %12s %10s  %s%n", "POOL", "TENANT (most demand first)", "DEMAND(t/s)", "GUARANTEE", "RATE", "SHARING");
+                        header = true;
+                    }
+                    out.printf(java.util.Locale.ROOT, "%-6s %-40s %12.2f %12.2f %10.1f  %s, level %.3f%n", e.getKey(), t.path("tenant").asText(),
+                            t.path("demand").asDouble(), t.path("guarantee").asDouble(), t.path("rate").asDouble(),
+                            e.getValue().path("guaranteeSharing").asText("-"), e.getValue().path("guaranteeScale").asDouble(1));
+                }
+            }
         }
     }
 

@@ -12,13 +12,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "top", mixinStandardHelpOptions = true,
-        description = "Live view of the farm's scaling: per pool replicas desired/actual, QPS, lag, lag rate; the top tenants by backlog. Ctrl-C quits.")
+        description = "Live view of the farm's scaling: per pool replicas desired/actual, QPS, lag, lag rate; the top tenants by backlog; the top tenants by demand with their effective guarantees (from the ingest API's status). Ctrl-C quits.")
 final class TopCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin AutoscalerOptions options;
 
     @Option(names = "--once", description = "print one frame and exit (no screen clearing)")
     boolean once;
+
+    @Option(names = "--ingest-url", description = "ingest-api base URL, for the tenants' demand and guarantees (FAIRPIX_URL, cli.url; default http://127.0.0.1:8080)")
+    String ingestUrl;
 
     @Option(names = "--refresh", defaultValue = "2", description = "seconds between frames (default ${DEFAULT-VALUE})")
     int refresh;
@@ -33,7 +36,7 @@ final class TopCommand implements Callable<Integer> {
                 ClientOptions.printJson(out, all);
             } else {
                 if (!once) out.print("\033[H\033[2J"); // home + clear: redraw in place
-                frame(out, all);
+                frame(out, all, ingestStatus());
             }
             out.flush();
             if (once) return Fairpix.OK;
@@ -41,7 +44,24 @@ final class TopCommand implements Callable<Integer> {
         }
     }
 
+    /** The ingest API's {@code /admin/v1/status}, or null when it does not answer (the frame then says so). */
+    private JsonNode ingestStatus() {
+        try {
+            return options.ingest(ingestUrl).get("/admin/v1/status");
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
     static void frame(PrintWriter out, JsonNode all) {
+        frame(out, all, null);
+    }
+
+    /**
+     * One frame: the autoscaler's pools and, from the ingest's {@code status} (null: not reachable),
+     * each pool's tenants asking most with the guarantee admission gives them now (issue 31).
+     */
+    static void frame(PrintWriter out, JsonNode all, JsonNode status) {
         out.printf("fairpix top — %s — actuator %s%n%n", LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")), all.path("actuator").asText());
         out.printf("%-5s %-7s %8s %7s %9s %9s %9s %11s  %s%n", "POOL", "MODE", "REPLICAS", "DESIRED", "QPS", "LAG", "LAG/S", "PARTS(LAG)", "LAST DECISION");
         for (JsonNode p : all.get("pools")) {
@@ -55,6 +75,21 @@ final class TopCommand implements Callable<Integer> {
         for (JsonNode p : all.get("pools")) {
             for (JsonNode t : p.at("/signals/topTenants")) {
                 out.printf("%-5s %-40s %9d%n", p.get("pool").asText(), t.get("tenant").asText(), t.get("backlog").asLong());
+            }
+        }
+        out.println();
+        if (status == null) {
+            out.println("TOP TENANTS BY DEMAND: - (the ingest API did not answer: --ingest-url or FAIRPIX_URL)");
+            return;
+        }
+        out.printf("%-5s %-40s %12s %12s %10s   %s%n", "POOL", "TOP TENANTS BY DEMAND", "DEMAND(t/s)", "GUARANTEE", "RATE", "SHARING");
+        for (var it = status.path("capacity").fields(); it.hasNext(); ) {
+            var e = it.next();
+            JsonNode c = e.getValue();
+            String sharing = String.format(java.util.Locale.ROOT, "%s, level %.3f", c.path("guaranteeSharing").asText("-"), c.path("guaranteeScale").asDouble(1));
+            for (JsonNode t : c.path("tenants")) {
+                out.printf(java.util.Locale.ROOT, "%-5s %-40s %12.2f %12.2f %10.1f   %s%n", e.getKey(), t.path("tenant").asText(), t.path("demand").asDouble(),
+                        t.path("guarantee").asDouble(), t.path("rate").asDouble(), sharing);
             }
         }
     }

@@ -28,5 +28,24 @@ class TopFrameTest {
         assertThat(frame).containsPattern("gpu\\s+paused\\s+1\\s+-");
         assertThat(frame).containsPattern("cpu\\s+acme\\s+200");
         assertThat(frame.indexOf("acme")).isLessThan(frame.indexOf("globex"));
+        assertThat(frame).contains("TOP TENANTS BY DEMAND: - (the ingest API did not answer");
+    }
+
+    /** Issue 31: each pool's tenants asking most, with the guarantee admission gives them now, from the ingest's status. */
+    @Test
+    void aFrameShowsTheTenantsAskingMostWithTheirGuarantees() throws Exception {
+        String pools = """
+                {"actuator":"local","pools":[]}
+                """;
+        String status = """
+                {"capacity":{"cpu":{"guaranteeSharing":"max-min","guaranteeScale":0.79,
+                  "tenants":[{"tenant":"noisy","rate":200,"demand":400.0,"guarantee":47.4},{"tenant":"quiet1","rate":10,"demand":3.15,"guarantee":7.9}]}}}
+                """;
+        StringWriter out = new StringWriter();
+        TopCommand.frame(new PrintWriter(out, true), Json.mapper().readTree(pools), Json.mapper().readTree(status));
+        String frame = out.toString();
+        assertThat(frame).containsPattern("cpu\\s+noisy\\s+400\\.00\\s+47\\.40\\s+200\\.0\\s+max-min, level 0\\.790");
+        assertThat(frame).containsPattern("cpu\\s+quiet1\\s+3\\.15\\s+7\\.90\\s+10\\.0");
+        assertThat(frame.indexOf("noisy")).isLessThan(frame.indexOf("quiet1"));
     }
 }

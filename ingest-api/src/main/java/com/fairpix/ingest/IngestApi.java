@@ -88,7 +88,7 @@ public final class IngestApi implements AutoCloseable {
         com.fairpix.core.metrics.TenantTags tenantTags = new com.fairpix.core.metrics.TenantTags(registry, settings.tenantLabels(), nanos);
         java.util.List<String> pools = com.fairpix.core.pool.Pool.NAMES;
         FarmCapacity capacity = new FarmCapacity(redis, directory::byId, pools, admissionConfig.farmCapacity(),
-                settings.capacityHeadroom(), clock).bindTo(registry).start();
+                settings.capacityHeadroom(), settings.guaranteeSharing(), clock).bindTo(registry).start();
         // Admission's scripts are not idempotent (a re-run spends tokens and quota twice): on a cluster
         // they go through a client that never re-sends a command after a timeout; an outage then
         // meets admission.redis-down at once.

@@ -27,6 +27,7 @@ import java.time.Duration;
  * @param refusalBurst             tokens a tenant's refusal budget holds
  * @param refusalHold              how long a too-many-refusals 429 is held before it is answered
  * @param capacityHeadroom         multiple of a pool's measured service rate that admission hands out
+ * @param guaranteeSharing         how each pool's capacity is shared as guarantees ({@code admission.guarantee-sharing})
  * @param tenantPartitionRate      tokens/s of admitted rate per partition a tenant's jobs spread over; 0 = one partition
  * @param jobRetention             how long job records stay in Redis
  * @param tenantLabels             tenants with their own {@code tenant} label in /metrics
@@ -38,7 +39,7 @@ import java.time.Duration;
  */
 public record IngestConfig(int port, String adminToken, int adminTokenMinLength, Path uploadDir, int maxUploadsInFlight,
                            int maxTenantUploadsInFlight, double refusalsPerSecond, double refusalBurst, Duration refusalHold,
-                           double capacityHeadroom, double tenantPartitionRate, Duration jobRetention, int tenantLabels,
+                           double capacityHeadroom, com.fairpix.ingest.admission.FarmShare.Sharing guaranteeSharing, double tenantPartitionRate, Duration jobRetention, int tenantLabels,
                            AdmissionConfig admission, SpecLimits spec, MetricsAccess metrics, BreakerSettings breakers, DispatcherConfig webhooks) {
 
     /**
@@ -53,6 +54,7 @@ public record IngestConfig(int port, String adminToken, int adminTokenMinLength,
                 c.integer(Setting.INGEST_MAX_UPLOADS_IN_FLIGHT), c.integer(Setting.INGEST_MAX_TENANT_UPLOADS_IN_FLIGHT),
                 c.decimal(Setting.INGEST_TENANT_REFUSALS_PER_SECOND), c.decimal(Setting.INGEST_TENANT_REFUSAL_BURST),
                 Duration.ofMillis(c.longValue(Setting.INGEST_REFUSAL_HOLD_MS)), c.decimal(Setting.ADMISSION_CAPACITY_HEADROOM),
+                c.choice(Setting.ADMISSION_GUARANTEE_SHARING, com.fairpix.ingest.admission.FarmShare.Sharing.class),
                 c.decimal(Setting.TENANT_PARTITION_RATE), Duration.ofSeconds(c.longValue(Setting.JOB_RETENTION_SECONDS)),
                 c.integer(Setting.METRICS_TENANT_LABELS), AdmissionConfig.from(c), SpecLimits.from(c), MetricsAccess.from(c), BreakerSettings.from(c),
                 DispatcherConfig.from(c)).validate();

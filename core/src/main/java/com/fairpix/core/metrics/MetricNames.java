@@ -17,6 +17,12 @@ public final class MetricNames {
     public static final String ADMISSION_OVERCOMMIT = "fairpix.admission.overcommit.ratio";
     /** The factor on a pool's guaranteed rates, (0, 1] (gauge, tag pool). */
     public static final String ADMISSION_GUARANTEE_SCALE = "fairpix.admission.guarantee.scale";
+    /** Tokens/s a pool's tenants asked (admitted or refused) over the last seconds, each up to its rate (gauge, tag pool). */
+    public static final String ADMISSION_DEMAND = "fairpix.admission.demand.tokens.per.second";
+    /** Tokens/s one tenant asked in a pool, for the tenants asking most only (gauge, tags pool and tenant; at most 10 tenants a pool). */
+    public static final String ADMISSION_TENANT_DEMAND = "fairpix.admission.tenant.demand.tokens.per.second";
+    /** The guaranteed rate admission gives one tenant in a pool now, for the tenants asking most only (gauge, tags pool and tenant; at most 10 a pool). */
+    public static final String ADMISSION_TENANT_GUARANTEE = "fairpix.admission.tenant.guarantee.tokens.per.second";
     /** A pool's tenants active in the window (gauge, tag pool). */
     public static final String ADMISSION_ACTIVE_TENANTS = "fairpix.admission.active.tenants";
     /** Uploads answered 429 too-many-refusals before their body was read (tag: outcome throttled), and refusals charged (outcome charged). */

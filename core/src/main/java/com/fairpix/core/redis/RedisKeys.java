@@ -88,6 +88,12 @@ public final class RedisKeys {
      * seconds): the autoscaler's per-tenant view and ingest's sum of active tenants' guarantees.
      */
     public static String activeTenants(String pool) { return poolTag(pool) + ":active"; }
+    /**
+     * Demand asked in {@code pool} (admitted and refused), nanotokens per tenant, that ingest nodes
+     * flushed in that second: a hash tenant → count, expiring after a few seconds; ingest's
+     * {@code FarmCapacity} sums the last few to share the pool by demand (weighted max-min).
+     */
+    public static String demand(String pool, long epochSecond) { return poolTag(pool) + ":demand:" + epochSecond; }
 
     /**
      * Admission state of one tenant: six doubles packed by {@code admission.lua} (the guaranteed

@@ -40,4 +40,9 @@ public final class Admissions {
     public static Admission local(AdmissionConfig config, Clock clock) {
         return new LocalAdmission(config, clock);
     }
+
+    /** One node, in memory, on {@code clock}, each pool's share read from {@code share} on every decision (which counts its demand there). */
+    public static Admission local(AdmissionConfig config, Clock clock, FarmShare share) {
+        return new LocalAdmission(config, clock, share, java.util.function.UnaryOperator.identity());
+    }
 }

@@ -40,7 +40,8 @@ public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ce
 
     /**
      * The limits of {@code tenant} in a pool whose share is {@code share}: the guaranteed rate is
-     * the tenant's rate × the share's guarantee scale (guarantees as shares of the capacity C); the
+     * the share's guarantee for the tenant's rate ({@link FarmShare.Share#guarantee}: guarantees as
+     * shares of what the pool does, by max-min or proportional sharing); the
      * burst is not scaled (a job that fits the tenant's burst keeps fitting: a 422 is about the job,
      * never about the farm's size today). With C known and {@code admission.ceiling-factor} above 1
      * the tenant may borrow up to {@code ceil = min(C, rate × ceiling-factor)}, from its configured,
@@ -49,7 +50,7 @@ public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ce
      */
     public static Limits of(Tenant tenant, AdmissionConfig config, FarmShare.Share share) {
         double configured = Math.min(tenant.rate(), MAX_RATE);
-        double rate = configured * share.guaranteeScale();
+        double rate = share.guarantee(configured);
         double burst = Math.min(tenant.burst(), MAX_BURST);
         long ceilRate = 0;
         long ceilBurst = 0;

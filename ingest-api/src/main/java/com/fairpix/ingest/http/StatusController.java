@@ -48,6 +48,21 @@ public final class StatusController {
             p.put("overcommit", Double.isNaN(v.overcommit()) ? null : v.overcommit());
             p.put("guaranteeCapacity", v.guaranteeCapacity());
             p.put("guaranteeScale", v.share().guaranteeScale());
+            // Issue 31: how the pool's guarantees are shared, and the tenants asking most (top N by demand).
+            p.put("guaranteeSharing", v.sharing().sharing().id());
+            p.put("demand", v.sharing().demand());
+            p.put("tenantsWithDemand", v.sharing().tenants());
+            p.put("satisfiedTenants", v.sharing().fill().satisfied());
+            List<Map<String, Object>> top = new java.util.ArrayList<>();
+            for (var t : v.sharing().top()) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("tenant", t.tenant());
+                row.put("rate", t.rate());
+                row.put("demand", t.demand());
+                row.put("guarantee", t.guarantee());
+                top.add(row);
+            }
+            p.put("tenants", top);
             p.put("refreshedAt", v.refreshedAt() == 0 ? null : java.time.Instant.ofEpochMilli(v.refreshedAt()).toString());
             byPool.put(pool, p);
         }

@@ -286,6 +286,124 @@ public abstract class AdmissionContract {
         assertThat(fOk).as("over the whole minute: bursts (10 + 20) plus 60 s at about 18.4/s").isLessThan(18 * 60 + 60);
     }
 
+    /** What one flood scenario gave ({@link #floodWithFourQuietTenants}). */
+    record FloodOutcome(int quietSent, int quietRefused, double flooderPerSecond, double quietGuarantee, double level) {}
+
+    /**
+     * Issue 31's scenario on a manual clock: a pool that does M = 60 tokens/s (C = 72 with the
+     * headroom); a flooder configured at 200 tokens/s (burst 400) asks 400 tokens/s in jobs of 3.15;
+     * four tenants at the default rate 10 (burst 20) each ask one 3.15-token job a second (about a
+     * third of their rate). 60 s, the share refreshed every 2 s as the ingest does.
+     */
+    private FloodOutcome floodWithFourQuietTenants(FarmShare.Sharing rule) {
+        resetPool();
+        AdmissionConfig config = AdmissionConfig.defaults().withFarmCapacity(AdmissionConfig.MEASURED, 2);
+        Tenant flooder = tenant(id("mm-flood"), 200, 400);
+        Tenant[] quiet = new Tenant[4];
+        for (int i = 0; i < quiet.length; i++) quiet[i] = tenant(id("mm-quiet" + i), 10, 20);
+        RefreshedShare share = new RefreshedShare(rule, clock, 72, 60).with(flooder).with(quiet).refresh();
+        Admission a = node(config, share, clock);
+        double cost = 3.15;
+        long t0 = clock.micros();
+        long end = t0 + 60_000_000L;
+        long nextFlood = t0, nextQuiet = t0 + 100_000, nextRefresh = t0 + 2_000_000;
+        int quietSent = 0, quietRefused = 0, lateAdmitted = 0;
+        while (nextFlood < end) {
+            long now = Math.min(nextFlood, Math.min(nextQuiet, nextRefresh));
+            clock.set(Instant.EPOCH.plusNanos(now * 1000));
+            if (now == nextRefresh) {
+                share.refresh();
+                nextRefresh += 2_000_000;
+            } else if (now == nextQuiet) {
+                for (Tenant q : quiet) {
+                    quietSent++;
+                    if (!ask(a, q, cost)) quietRefused++;
+                }
+                nextQuiet += 1_000_000;
+            } else {
+                if (ask(a, flooder, cost) && now - t0 >= 10_000_000L) lateAdmitted++;
+                nextFlood += 7_875; // 127 jobs/s: 400 tokens/s
+            }
+        }
+        return new FloodOutcome(quietSent, quietRefused, lateAdmitted * cost / 50.0, share.of("cpu").guarantee(10), share.of("cpu").guaranteeScale());
+    }
+
+    /**
+     * Issue 31, Done-when 3: a tenant under its max-min share is never refused while a heavy-weight
+     * tenant floods. With max-min sharing the quiet tenants (12.6 tokens/s together) keep their whole
+     * demand: the level is (60 − 12.6) ÷ 60 = 0.79 (the flooder's weight is its rate capped at M),
+     * a guarantee of 7.9 each; the flooder still gets what they leave of C (72 − 12.6 = 59.4/s:
+     * its guarantee plus what it borrows). Proportional sharing, over the same run, scales every
+     * rate by 60 ÷ 240 = 0.25: 2.5 tokens/s against the 3.15 each quiet tenant sends, refused once
+     * its burst is gone (the bug).
+     */
+    @Test
+    void aTenantUnderItsMaxMinShareIsNeverRefusedWhileAHeavyWeightTenantFloods() {
+        FloodOutcome maxMin = floodWithFourQuietTenants(FarmShare.Sharing.MAX_MIN);
+        assertThat(maxMin.quietSent()).isEqualTo(240);
+        assertThat(maxMin.quietRefused()).as("quiet tenants refused under max-min sharing").isZero();
+        assertThat(maxMin.level()).isCloseTo((60 - 12.6) / 60, org.assertj.core.api.Assertions.within(0.02));
+        assertThat(maxMin.quietGuarantee()).as("a quiet tenant's guarantee covers its demand").isGreaterThan(3.15);
+        assertThat(maxMin.flooderPerSecond()).as("work-conserving: the flooder gets what the quiet tenants leave of C, 72 - 12.6 = 59.4/s")
+                .isBetween(0.8 * 59.4, 1.05 * 59.4);
+
+        FloodOutcome proportional = floodWithFourQuietTenants(FarmShare.Sharing.PROPORTIONAL);
+        assertThat(proportional.quietGuarantee()).isCloseTo(2.5, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(proportional.quietRefused()).as("proportional sharing refuses the quiet tenants (issue 31's bug)").isPositive();
+    }
+
+    /**
+     * Issue 31, Done-when 3: shares move within two refreshes when a tenant goes quiet or wakes up.
+     * M = 20 (C = 24). A (rate 100) floods; B (rate 10) asks 2 tokens/s, under its share: level
+     * (20 − 2) ÷ 20 = 0.9, A guaranteed 18. B stops: within two refreshes A is guaranteed all 20.
+     * W (rate 100) wakes up and floods: its first request is judged at the current level (20 for a
+     * weight of 20, not refused), and within two refreshes A and W are guaranteed 10 each.
+     */
+    @Test
+    void sharesRedistributeWithinTwoRefreshesWhenATenantGoesQuietOrWakes() {
+        resetPool();
+        AdmissionConfig config = AdmissionConfig.defaults().withFarmCapacity(AdmissionConfig.MEASURED, 2);
+        Tenant flooderA = tenant(id("mm-a"), 100, 100);
+        Tenant quietB = tenant(id("mm-b"), 10, 10);
+        Tenant wakerW = tenant(id("mm-w"), 100, 100);
+        RefreshedShare share = new RefreshedShare(FarmShare.Sharing.MAX_MIN, clock, 24, 20).with(flooderA, quietB, wakerW).refresh();
+        Admission a = node(config, share, clock);
+        // Phase 1, 10 s: A asks 50 tokens/s (jobs of 5), B 2 tokens/s.
+        runFor(a, share, 10, flooderA, 5, 10, quietB, 2);
+        assertThat(guarantee(a, flooderA)).as("A while B asks 2/s").isCloseTo(18, org.assertj.core.api.Assertions.within(0.01));
+        assertThat(guarantee(a, quietB)).as("B's guarantee, level 0.9").isCloseTo(9, org.assertj.core.api.Assertions.within(0.01));
+        // B goes quiet: two refreshes later A has the whole pool as its guarantee.
+        runFor(a, share, 4, flooderA, 5, 10, null, 0);
+        assertThat(guarantee(a, flooderA)).as("A, two refreshes after B went quiet").isCloseTo(20, org.assertj.core.api.Assertions.within(0.01));
+        // W wakes up: its first job is judged at the current level, then within two refreshes the pool is halved.
+        assertThat(a.decide(wakerW, tokens(5), null).allowed()).as("W's first job, before W counts").isTrue();
+        assertThat(guarantee(a, wakerW)).as("W before it counts: level 1 × min(100, 20)").isCloseTo(20, org.assertj.core.api.Assertions.within(0.01));
+        runFor(a, share, 4, flooderA, 5, 10, wakerW, 50);
+        assertThat(guarantee(a, flooderA)).as("A, two refreshes after W woke").isCloseTo(10, org.assertj.core.api.Assertions.within(0.01));
+        assertThat(guarantee(a, wakerW)).as("W, two refreshes after it woke").isCloseTo(10, org.assertj.core.api.Assertions.within(0.01));
+    }
+
+    /** The guaranteed rate a decision for {@code t} now uses, tokens/s (a refused cost-0.001 probe; nothing is charged). */
+    private static double guarantee(Admission a, Tenant t) {
+        return a.decide(t, tokens(1e7), null).limits().rateMilli() / 1000.0;
+    }
+
+    /**
+     * {@code seconds} of A asking {@code aCost}-token jobs {@code aPerSecond} times a second and
+     * {@code b} (if any) asking {@code bTokensPerSecond} in one job a second; a refresh every 2 s,
+     * the last at the end.
+     */
+    private void runFor(Admission adm, RefreshedShare share, int seconds, Tenant a, double aCost, int aPerSecond, Tenant b, double bTokensPerSecond) {
+        for (int s = 0; s < seconds; s++) {
+            for (int k = 0; k < aPerSecond; k++) {
+                ask(adm, a, aCost);
+                if (b != null && k == 0) ask(adm, b, bTokensPerSecond);
+                clock.advance(Duration.ofMillis(1000 / aPerSecond));
+            }
+            if (s % 2 == 1) share.refresh();
+        }
+    }
+
     /** Each pool lends its own capacity: a cpu tenant that drains the cpu pool's borrowing bucket leaves the gpu pool's whole. */
     @Test
     void eachPoolBorrowsFromItsOwnCapacity() {

@@ -73,6 +73,8 @@ public final class LocalAdmission implements Admission {
     @Override
     public Decision decide(Tenant tenant, String poolName, long cost, String jobId) {
         Limits l = limits(tenant, poolName);
+        // Demand: every request that could ever fit, admitted or refused (a 422 is about the job, not the rate asked).
+        if (cost <= l.maxCostNano()) share.asked(poolName, tenant.id(), cost);
         long now = micros(clock.instant());
         TenantState s = tenants.computeIfAbsent(tenant.id(), k -> new TenantState());
         PoolState pool = pools.computeIfAbsent(poolName, k -> new PoolState());

@@ -96,6 +96,9 @@ public final class RedisAdmission implements Admission {
             throw e;
         }
         if (lease != null) lease.settle(reservation, cost, (int) num(r.get(9)));
+        // Demand counts once the decision is made (a failed script is counted by the fallback that answers
+        // instead), for every request that could ever fit (a 422 is about the job, not the rate asked).
+        if (cost <= l.maxCostNano()) share.asked(pool, tenant.id(), cost);
         boolean allowed = num(r.get(0)) == 1;
         return new Decision(allowed, Policy.fromMask((int) num(r.get(1))), Policy.fromMask((int) num(r.get(2))), cost,
                 num(r.get(3)), num(r.get(4)), num(r.get(5)), num(r.get(6)), num(r.get(7)), num(r.get(8)), l, false);

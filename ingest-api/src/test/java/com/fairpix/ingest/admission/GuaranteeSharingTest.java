@@ -1,0 +1,82 @@
+package com.fairpix.ingest.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fairpix.core.tenant.Tenant;
+import com.fairpix.core.tenant.TenantState;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** One node's demand counting and sharing over the in-memory store: the window, who counts, the top list, the rule. */
+class GuaranteeSharingTest {
+    private final Map<String, Tenant> tenants = new HashMap<>();
+
+    private GuaranteeSharing sharing(FarmShare.Sharing rule) {
+        return new GuaranteeSharing(rule, GuaranteeSharing.DemandStore.inMemory(), id -> Optional.ofNullable(tenants.get(id)));
+    }
+
+    private void tenant(String id, double rate, TenantState state) {
+        Tenant t = AdmissionContract.tenant(id, rate, rate);
+        tenants.put(id, new Tenant(id, state, t.weight(), rate, t.burst(), t.dailyQuota(), t.maxConcurrentJobs(), t.maxUploadBytes(), t.maxPixels(),
+                t.allowedFormats(), null, null, t.pool(), 1));
+    }
+
+    @Test
+    void demandIsTheWindowsTokensPerSecondAndOnlyActiveTenantsCount() {
+        tenant("a", 200, TenantState.ACTIVE);
+        tenant("b", 10, TenantState.ACTIVE);
+        tenant("gone", 1000, TenantState.SUSPENDED);
+        GuaranteeSharing s = sharing(FarmShare.Sharing.MAX_MIN);
+        // Two refreshes, 2 s apart, each with 2 s of asks: a 400 tokens/s, b 3 tokens/s, a suspended tenant and an unknown one.
+        GuaranteeSharing.PoolShares p = null;
+        for (long second = 100; second <= 102; second += 2) {
+            s.asked("cpu", "a", Limits.nano(800));
+            s.asked("cpu", "b", Limits.nano(6));
+            s.asked("cpu", "gone", Limits.nano(5000));
+            s.asked("cpu", "unknown", Limits.nano(5000));
+            p = s.share("cpu", second, 60, 50, FarmShare.Share.NONE);
+        }
+        assertThat(p.tenants()).as("a and b only").isEqualTo(2);
+        assertThat(p.top()).extracting(GuaranteeSharing.TenantShare::tenant).containsExactly("a", "b");
+        assertThat(p.top().get(0).demand()).isCloseTo(400, within(1e-9));
+        assertThat(p.top().get(1).demand()).isCloseTo(3, within(1e-9));
+        assertThat(p.demand()).as("a counted up to its rate").isCloseTo(203, within(1e-9));
+        assertThat(p.share().guaranteeScale()).as("b satisfied: (50 - 3) / 50").isCloseTo(47 / 50.0, within(1e-12));
+        assertThat(p.top().get(1).guarantee()).isCloseTo(9.4, within(1e-9));
+        assertThat(p.fill().satisfied()).isEqualTo(1);
+        // Nothing asked for two refreshes: the window is empty.
+        s.share("cpu", 104, 60, 50, FarmShare.Share.NONE);
+        GuaranteeSharing.PoolShares quiet = s.share("cpu", 106, 60, 50, FarmShare.Share.NONE);
+        assertThat(quiet.tenants()).isZero();
+        assertThat(quiet.share().guaranteeScale()).isEqualTo(1.0);
+    }
+
+    @Test
+    void theProportionalRuleReadsTheShareItIsGivenAndStillReportsDemand() {
+        tenant("a", 200, TenantState.ACTIVE);
+        GuaranteeSharing s = sharing(FarmShare.Sharing.PROPORTIONAL);
+        s.asked("cpu", "a", Limits.nano(40));
+        FarmShare.Share proportional = FarmShare.Share.of(60, 50, 200);
+        GuaranteeSharing.PoolShares p = s.share("cpu", 10, 60, 50, proportional);
+        assertThat(p.share()).isSameAs(proportional);
+        assertThat(p.sharing()).isEqualTo(FarmShare.Sharing.PROPORTIONAL);
+        assertThat(p.top().getFirst().demand()).isCloseTo(10, within(1e-9));
+        assertThat(p.top().getFirst().guarantee()).isCloseTo(50, within(1e-9));
+    }
+
+    @Test
+    void theTopListHoldsTheTenLargestDemandsLargestFirst() {
+        GuaranteeSharing s = sharing(FarmShare.Sharing.MAX_MIN);
+        for (int i = 1; i <= 30; i++) {
+            tenant("t" + i, 100, TenantState.ACTIVE);
+            s.asked("cpu", "t" + i, Limits.nano(i * 4));
+        }
+        GuaranteeSharing.PoolShares p = s.share("cpu", 10, 1000, 1000, FarmShare.Share.NONE);
+        assertThat(p.tenants()).isEqualTo(30);
+        assertThat(p.top()).hasSize(GuaranteeSharing.TOP);
+        assertThat(p.top()).extracting(GuaranteeSharing.TenantShare::tenant).startsWith("t30", "t29").endsWith("t21");
+    }
+}
