@@ -120,7 +120,8 @@ final class AttemptRunner {
                 UrlGuard.Checked target = guard.check(d.url());
                 outcome = transport.send(target, headers.of(d, at), d.payload().getBytes(StandardCharsets.UTF_8));
             } catch (UrlGuard.RefusedException e) {
-                outcome = new Transport.Outcome(0, "refused: " + e.getMessage(), null, Duration.ZERO);
+                // The attempt record is for operators (admin API): it may name the resolved address.
+                outcome = new Transport.Outcome(0, "refused: " + e.detail(), null, Duration.ZERO);
             }
             record(d, at, outcome, breaker);
         }
