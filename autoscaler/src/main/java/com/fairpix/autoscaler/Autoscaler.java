@@ -12,6 +12,7 @@ import com.fairpix.autoscaler.policy.ScalingPolicy;
 import com.fairpix.autoscaler.signal.PoolSignals;
 import com.fairpix.autoscaler.signal.SignalSource;
 import com.fairpix.core.error.Rejected;
+import com.fairpix.core.http.MetricsAccess;
 import com.fairpix.core.http.ServiceBootstrap;
 import com.fairpix.core.metrics.MetricNames;
 import io.micrometer.core.instrument.Gauge;
@@ -73,9 +74,14 @@ public final class Autoscaler implements ManagedPools, AutoCloseable {
         return this;
     }
 
-    /** Serves the admin API and /metrics on {@code host:port} (0 = any free port). */
-    public Autoscaler startHttp(PrometheusMeterRegistry registry, String host, int port, String adminToken) {
+    /**
+     * Serves the admin API and /metrics on {@code host:port} (0 = any free port).
+     *
+     * @param metrics who may read {@code /metrics} ({@link MetricsAccess#tokenOnServicePort} in production)
+     */
+    public Autoscaler startHttp(PrometheusMeterRegistry registry, String host, int port, String adminToken, MetricsAccess metrics) {
         this.http = ServiceBootstrap.on(registry, Autoscaler.class)
+                .metrics(metrics)
                 .ready("signals", this::signalsHealthy)
                 .routes(new PoolsController(this, new AdminGuard(adminToken)).routes())
                 .openApi("/openapi/autoscaler.yaml")

@@ -42,7 +42,8 @@ public final class AutoscalerService {
         Actuator actuator = Actuators.fromConfig(config, workerJar, policies.values().iterator().next().minReplicas(), clock, SystemTime.nanos());
         PrometheusMeterRegistry registry = ServiceHttp.newRegistry();
         Autoscaler autoscaler = new Autoscaler(policies, signals, actuator, clock, registry);
-        autoscaler.startHttp(registry, config.get(Setting.BIND_HOST), httpPort, config.get(Setting.ADMIN_TOKEN));
+        autoscaler.startHttp(registry, config.get(Setting.BIND_HOST), httpPort, config.get(Setting.ADMIN_TOKEN),
+                com.fairpix.core.http.MetricsAccess.tokenOnServicePort(config));
         autoscaler.startLoop(Duration.ofSeconds(interval));
         return autoscaler;
     }

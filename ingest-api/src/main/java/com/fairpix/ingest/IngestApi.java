@@ -119,7 +119,8 @@ public final class IngestApi implements AutoCloseable {
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, IdempotencyKeys.redis(redis), JobQueue.kafka(producer), SubmissionCounts.redis(redis),
                 registry, tenantTags, clock, admission, admissionConfig,
                 overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(settings.tenantPartitionRate())).specLimits(specLimits);
-        UploadReader uploads = new UploadReader(settings.uploadDir(), clock);
+        // ingest.max-upload-bytes caps every tenant's maxUploadBytes here, as the worker caps what it reads and writes.
+        UploadReader uploads = new UploadReader(settings.uploadDir(), clock, config.longValue(Setting.MAX_UPLOAD_BYTES));
         UploadSlots slots = new UploadSlots(settings.maxUploadsInFlight(), settings.maxTenantUploadsInFlight());
         RefusalBudget refusals = new RefusalBudget(settings.refusalsPerSecond(), settings.refusalBurst(), settings.refusalHold(), nanos, Thread::sleep);
         service.openApi("/openapi/ingest.yaml")

@@ -10,10 +10,21 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * Webhook deliveries and their schedule, shared by the admin API (which lists and redelivers) and
  * the dispatcher (which attempts): one record per delivery, a per-tenant index and dead-letter
- * index, the farm-wide due set (a retry is a due time there, so it survives any dispatcher
- * restart), the endpoints a 410 disabled, and the previous secret during a rotation's overlap.
+ * index, a due set per tenant (a retry is a due time there, so it survives any dispatcher restart)
+ * with an index of the tenants that have due work (so a claim serves tenants in turn), the
+ * endpoints a 410 disabled, and the previous secret during a rotation's overlap.
  */
 public interface DeliveryStore {
+
+    /** What {@link #create(WebhookDelivery, long)} made of a new delivery. */
+    enum Created {
+        /** stored and due at its {@code nextAttemptAt} */
+        QUEUED,
+        /** a delivery with this id existed; nothing changed */
+        DUPLICATE,
+        /** stored but not made due: the tenant already had its cap of pending deliveries (the caller dead-letters it) */
+        OVER_CAP
+    }
 
     /** The store in Redis ({@code RedisKeys.webhook*}); {@code retention} is how long a record is kept after its last change. */
     static DeliveryStore redis(UnifiedJedis redis, Duration retention) {
@@ -26,7 +37,16 @@ public interface DeliveryStore {
      *
      * @return false when the delivery already existed
      */
-    boolean create(WebhookDelivery d);
+    default boolean create(WebhookDelivery d) {
+        return create(d, Long.MAX_VALUE) == Created.QUEUED;
+    }
+
+    /**
+     * Stores a new delivery unless one with this id exists, and makes it due at its
+     * {@code nextAttemptAt} unless its tenant already has {@code maxPending} deliveries in its due set
+     * (checked and added atomically, so several dispatchers never push a tenant past the cap).
+     */
+    Created create(WebhookDelivery d, long maxPending);
 
     Optional<WebhookDelivery> get(String tenant, String id);
 
@@ -36,22 +56,32 @@ public interface DeliveryStore {
     /** A tenant's deliveries, newest first, created before {@code beforeMillis} (epoch ms, exclusive; null = now), at most {@code limit}. */
     List<WebhookDelivery> list(String tenant, Long beforeMillis, int limit);
 
-    /** Makes the delivery due at {@code at}. */
+    /** Makes the delivery due at {@code at} (never refused by the cap: it is a retry, a put-off or an operator's redelivery). */
     void schedule(String tenant, String id, Instant at);
 
     /** Removes the delivery from the due set (it succeeded or died). */
     void unschedule(String tenant, String id);
 
     /**
-     * Claims up to {@code max} deliveries due at {@code now}: each is made due again at
-     * {@code now + lease}, so if this dispatcher dies before finishing, another one takes it then.
-     *
-     * @return {@code tenant/deliveryId} members
+     * Tenants with a delivery due at {@code now}, at most {@code max}: first those waiting longest
+     * (by their oldest due delivery), then those a claim served most recently.
      */
-    List<String> claimDue(Instant now, Duration lease, int max);
+    List<String> dueTenants(Instant now, int max);
 
-    /** Deliveries in the due set, due now or later. */
+    /**
+     * Claims up to {@code max} of the tenant's deliveries due at {@code now}, oldest first: each is
+     * made due again at {@code now + lease}, so if this dispatcher dies before finishing, another one
+     * takes it then. The tenant then ranks in {@link #dueTenants} behind tenants still waiting.
+     *
+     * @return delivery ids
+     */
+    List<String> claimDue(String tenant, Instant now, Duration lease, int max);
+
+    /** Deliveries in the due sets, due now or later, all tenants. */
     long pending();
+
+    /** The tenant's deliveries in its due set, due now or later. */
+    long pending(String tenant);
 
     /** Puts the delivery in the tenant's dead-letter index, as dead since {@code at}. */
     void markDead(String tenant, String id, Instant at);

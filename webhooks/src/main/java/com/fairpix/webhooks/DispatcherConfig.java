@@ -15,6 +15,7 @@ import java.util.List;
  * @param endpointConcurrency attempts in flight at once per tenant endpoint, per dispatcher (≥ 1)
  * @param tenantConcurrency   attempts in flight at once for one tenant over all its endpoints, per dispatcher (≥ 1)
  * @param maxInFlight         attempts in flight at once in one dispatcher, also its connection pool's size (≥ 1)
+ * @param maxPendingPerTenant deliveries one tenant may have in its due set; a new one past it is dead-lettered unattempted (≥ 1)
  * @param pollInterval        how often the due set is checked (200 ms; not a setting)
  * @param breakerOpen         how long an endpoint's open circuit breaker holds deliveries back (30 s; not a setting)
  * @param secretOverlap       how long the previous secret still signs after a rotation (≥ 0)
@@ -23,12 +24,13 @@ import java.util.List;
  * @param retention           how long a delivery record is kept after its last change
  */
 public record DispatcherConfig(RetrySchedule schedule, int endpointConcurrency, int tenantConcurrency, int maxInFlight,
-                               Duration pollInterval, Duration breakerOpen, Duration secretOverlap, boolean allowHttp,
+                               int maxPendingPerTenant, Duration pollInterval, Duration breakerOpen, Duration secretOverlap, boolean allowHttp,
                                List<UrlGuard.Cidr> allowList, Duration retention) {
 
     /** @throws IllegalArgumentException naming the member to change (the settings' values are checked by their constraints) */
     public DispatcherConfig {
         allowList = List.copyOf(allowList);
+        if (maxPendingPerTenant < 1) throw new IllegalArgumentException("maxPendingPerTenant must be >= 1");
         if (!pollInterval.isPositive()) throw new IllegalArgumentException("pollInterval must be > 0");
         if (!breakerOpen.isPositive()) throw new IllegalArgumentException("breakerOpen must be > 0");
     }
@@ -52,7 +54,7 @@ public record DispatcherConfig(RetrySchedule schedule, int endpointConcurrency, 
             throw new IllegalArgumentException(Setting.WEBHOOKS_ALLOW_LIST.env() + ": " + e.getMessage(), e);
         }
         return new DispatcherConfig(schedule, config.integer(Setting.WEBHOOKS_ENDPOINT_CONCURRENCY), config.integer(Setting.WEBHOOKS_TENANT_CONCURRENCY),
-                config.integer(Setting.WEBHOOKS_MAX_IN_FLIGHT), Duration.ofMillis(200), Duration.ofSeconds(30),
+                config.integer(Setting.WEBHOOKS_MAX_IN_FLIGHT), config.integer(Setting.WEBHOOKS_MAX_PENDING_PER_TENANT), Duration.ofMillis(200), Duration.ofSeconds(30),
                 Duration.ofSeconds(config.longValue(Setting.WEBHOOKS_SECRET_OVERLAP_SECONDS)), config.bool(Setting.WEBHOOKS_ALLOW_HTTP), allowList,
                 Duration.ofSeconds(config.longValue(Setting.JOB_RETENTION_SECONDS)));
     }

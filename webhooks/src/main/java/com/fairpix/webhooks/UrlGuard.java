@@ -31,10 +31,27 @@ public final class UrlGuard {
     /** A URL that passed: where to connect, and the only addresses we may connect to. */
     public record Checked(URI uri, String host, int port, List<InetAddress> addresses) {}
 
-    /** A URL the guard refuses; the message says why and what to change. */
+    /**
+     * A URL the guard refuses; the message says why and what to change, and is what the tenant sees.
+     * It never names the address a host name resolved to (that would map the farm's internal network
+     * for whoever registers names pointing into it); {@link #detail()} does, for operators' logs and
+     * the attempt records of the admin API.
+     */
     public static final class RefusedException extends IllegalArgumentException {
+        private final String detail;
+
         public RefusedException(String message) {
+            this(message, message);
+        }
+
+        public RefusedException(String message, String detail) {
             super(message);
+            this.detail = detail;
+        }
+
+        /** The message with what only operators may see (the resolved address and its range). */
+        public String detail() {
+            return detail;
         }
     }
 
@@ -207,10 +224,13 @@ public final class UrlGuard {
         }
         for (InetAddress a : addresses) {
             String reason = denied(a);
-            if (reason != null) {
-                throw new RefusedException("the webhook host '" + host + "' " + (h.equals(a.getHostAddress()) || h.startsWith("[") ? "is " : "resolves to ")
-                        + a.getHostAddress() + ", which is " + reason + "; webhooks may only reach public addresses");
-            }
+            if (reason == null) continue;
+            String named = "the webhook host '" + host + "' " + (h.equals(a.getHostAddress()) || h.startsWith("[") ? "is " : "resolves to ")
+                    + a.getHostAddress() + ", which is " + reason + "; webhooks may only reach public addresses";
+            // An IP literal is the tenant's own text: naming its range tells it nothing new.
+            if (h.equals(a.getHostAddress()) || h.startsWith("[")) throw new RefusedException(named);
+            throw new RefusedException("the webhook host '" + host + "' resolves to an address webhooks may not reach (private, loopback, link-local or "
+                    + "otherwise reserved); webhooks may only reach public addresses", named);
         }
         return new Checked(uri, host, port, List.copyOf(addresses));
     }

@@ -13,6 +13,11 @@ import java.util.List;
  * @param seriesAttempt attempts in the current retry series (a manual redelivery starts a new series)
  * @param nextAttemptAt when the next attempt is due; null unless PENDING
  * @param attempts      the most recent attempts, oldest first (at most {@link #MAX_KEPT_ATTEMPTS})
+ * @param deferrals     times in a row the delivery was due but put off unattempted (its tenant or
+ *                      endpoint busy, its endpoint's breaker open): each put-off waits longer; an
+ *                      attempt starts the count again. Not attempts: the retry series does not move
+ * @param reason        why the delivery was dead-lettered without an attempt (its tenant had too many
+ *                      pending), else null
  */
 public record WebhookDelivery(
         String id,
@@ -26,7 +31,9 @@ public record WebhookDelivery(
         int totalAttempts,
         Instant createdAt,
         Instant nextAttemptAt,
-        List<Attempt> attempts) {
+        List<Attempt> attempts,
+        int deferrals,
+        String reason) {
     public static final int MAX_KEPT_ATTEMPTS = 50;
 
     public enum Status { PENDING, SUCCEEDED, DEAD, DISABLED }
@@ -44,7 +51,7 @@ public record WebhookDelivery(
     }
 
     public static WebhookDelivery pending(String id, String tenant, String jobId, String eventType, String url, String payload, Instant now) {
-        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, Status.PENDING, 0, 0, now, now, List.of());
+        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, Status.PENDING, 0, 0, now, now, List.of(), 0, null);
     }
 
     /** This delivery with {@code attempt} recorded, in {@code status}, next due at {@code next}. */
@@ -52,15 +59,25 @@ public record WebhookDelivery(
         List<Attempt> all = new ArrayList<>(attempts);
         all.add(attempt);
         if (all.size() > MAX_KEPT_ATTEMPTS) all = all.subList(all.size() - MAX_KEPT_ATTEMPTS, all.size());
-        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, newStatus, seriesAttempt + 1, totalAttempts + 1, createdAt, next, all);
+        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, newStatus, seriesAttempt + 1, totalAttempts + 1, createdAt, next, all, 0, null);
+    }
+
+    /** Put off unattempted until {@code next}: one more deferral, the retry series unchanged. */
+    public WebhookDelivery deferred(Instant next) {
+        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, status, seriesAttempt, totalAttempts, createdAt, next, attempts, deferrals + 1, reason);
+    }
+
+    /** Dead-lettered without an attempt, saying why. */
+    public WebhookDelivery refused(String why) {
+        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, Status.DEAD, seriesAttempt, totalAttempts, createdAt, null, attempts, deferrals, why);
     }
 
     /** Set back to PENDING for a manual redelivery: a new retry series, due at {@code now}. */
     public WebhookDelivery redeliver(Instant now) {
-        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, Status.PENDING, 0, totalAttempts, createdAt, now, attempts);
+        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, Status.PENDING, 0, totalAttempts, createdAt, now, attempts, 0, null);
     }
 
     public WebhookDelivery withStatus(Status newStatus) {
-        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, newStatus, seriesAttempt, totalAttempts, createdAt, null, attempts);
+        return new WebhookDelivery(id, tenant, jobId, eventType, url, payload, newStatus, seriesAttempt, totalAttempts, createdAt, null, attempts, deferrals, reason);
     }
 }

@@ -6,6 +6,7 @@ import com.fairpix.core.job.JobStore;
 import com.fairpix.core.tenant.TenantDirectory;
 import com.fairpix.core.tenant.TenantStore;
 import com.fairpix.webhooks.internal.DefaultWebhookDispatcher;
+import com.fairpix.webhooks.internal.RedisDeliveryStore;
 import com.fairpix.webhooks.internal.StoredTenants;
 import com.fairpix.webhooks.internal.WebhookSender;
 import java.time.Clock;
@@ -35,7 +36,9 @@ public final class WebhookDispatchers {
         // the per-endpoint slots already cap each tenant endpoint; a per-route cap would let one tenant's slow
         // attempts hold the connections another tenant's endpoint on the same host needs.
         WebhookSender sender = new WebhookSender(WebhookSender.TOTAL_TIMEOUT, null, config.maxInFlight(), config.maxInFlight(), clock, nanoTime);
-        return new DefaultWebhookDispatcher(config, events, DeliveryStore.redis(redis, config.retention()),
+        RedisDeliveryStore deliveries = new RedisDeliveryStore(redis, config.retention());
+        deliveries.moveLegacyDue();
+        return new DefaultWebhookDispatcher(config, events, deliveries,
                 new StoredTenants(directory, new TenantStore(redis, clock)),
                 (tenant, jobId) -> jobs.get(tenant, jobId).map(JobRecord::spec).map(JobSpec::webhookUrl),
                 config.guard(resolver), sender, clock, nanoTime);

@@ -61,7 +61,8 @@ public final class WebhooksService implements AutoCloseable {
         ServiceBootstrap service = ServiceBootstrap.create(WebhooksService.class, io.micrometer.core.instrument.Tags.empty());
         new DispatcherMetrics(dispatcher, config.integer(Setting.METRICS_TENANT_LABELS), nanos).bindTo(service.registry());
         dispatcher.start();
-        service.ready("redis", () -> Redis.ready(redis))
+        service.metrics(com.fairpix.core.http.MetricsAccess.tokenOnServicePort(config))
+                .ready("redis", () -> Redis.ready(redis))
                 .ready("kafka", dispatcher::consuming)
                 // (The dispatcher stops first, in stop(), within its deadline.)
                 .closeLast(directory, redis);

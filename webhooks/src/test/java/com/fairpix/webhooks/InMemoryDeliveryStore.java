@@ -15,6 +15,8 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
     private final Map<String, WebhookDelivery> records = new ConcurrentHashMap<>();
     /** {@code tenant/id} → due time, epoch ms. */
     public final Map<String, Long> due = new ConcurrentHashMap<>();
+    /** Tenants with due work → when each is next to be served, epoch ms (as the Redis store ranks them). */
+    public final Map<String, Long> dueTenants = new ConcurrentHashMap<>();
     /** {@code tenant/id} → died at, epoch ms. */
     public final Map<String, Long> dead = new ConcurrentHashMap<>();
     private final Set<String> disabled = ConcurrentHashMap.newKeySet();
@@ -25,10 +27,11 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
     }
 
     @Override
-    public synchronized boolean create(WebhookDelivery d) {
-        if (records.putIfAbsent(key(d.tenant(), d.id()), d) != null) return false;
+    public synchronized Created create(WebhookDelivery d, long maxPending) {
+        if (records.putIfAbsent(key(d.tenant(), d.id()), d) != null) return Created.DUPLICATE;
+        if (pending(d.tenant()) >= maxPending) return Created.OVER_CAP;
         schedule(d.tenant(), d.id(), d.nextAttemptAt());
-        return true;
+        return Created.QUEUED;
     }
 
     @Override
@@ -50,31 +53,44 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
     }
 
     @Override
-    public void schedule(String tenant, String id, Instant at) {
+    public synchronized void schedule(String tenant, String id, Instant at) {
         due.put(key(tenant, id), at.toEpochMilli());
+        dueTenants.merge(tenant, at.toEpochMilli(), Math::min);
     }
 
     @Override
-    public void unschedule(String tenant, String id) {
+    public synchronized void unschedule(String tenant, String id) {
         due.remove(key(tenant, id));
-    }
-
-    /** Adds a raw member to the due set (tests of malformed members). */
-    public void scheduleMember(String member, Instant at) {
-        due.put(member, at.toEpochMilli());
+        if (pending(tenant) == 0) dueTenants.remove(tenant);
     }
 
     @Override
-    public synchronized List<String> claimDue(Instant now, Duration lease, int max) {
-        List<String> claimed = due.entrySet().stream().filter(e -> e.getValue() <= now.toEpochMilli())
-                .sorted(Map.Entry.comparingByValue()).limit(max).map(Map.Entry::getKey).toList();
+    public synchronized List<String> dueTenants(Instant now, int max) {
+        return dueTenants.entrySet().stream().filter(e -> e.getValue() <= now.toEpochMilli())
+                .sorted(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .limit(max).map(Map.Entry::getKey).toList();
+    }
+
+    @Override
+    public synchronized List<String> claimDue(String tenant, Instant now, Duration lease, int max) {
+        List<String> claimed = due.entrySet().stream().filter(e -> e.getKey().startsWith(tenant + "/") && e.getValue() <= now.toEpochMilli())
+                .sorted(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .limit(max).map(Map.Entry::getKey).toList();
         for (String m : claimed) due.put(m, now.plus(lease).toEpochMilli());
-        return new ArrayList<>(claimed);
+        Long next = due.entrySet().stream().filter(e -> e.getKey().startsWith(tenant + "/")).map(Map.Entry::getValue).min(Long::compare).orElse(null);
+        if (next == null) dueTenants.remove(tenant);
+        else dueTenants.put(tenant, Math.max(next, now.toEpochMilli()));
+        return claimed.stream().map(m -> m.substring(tenant.length() + 1)).collect(java.util.stream.Collectors.toCollection(ArrayList::new));
     }
 
     @Override
     public long pending() {
         return due.size();
+    }
+
+    @Override
+    public long pending(String tenant) {
+        return due.keySet().stream().filter(k -> k.startsWith(tenant + "/")).count();
     }
 
     @Override

@@ -73,12 +73,14 @@ class UrlGuardTest {
 
     @ParameterizedTest(name = "resolved {0}")
     @MethodSource("denied")
-    void aHostResolvingToADeniedAddressIsRefusedWithItsRange(String address, String reason) throws Exception {
+    void aHostResolvingToADeniedAddressIsRefusedWithoutNamingTheAddressItResolvedTo(String address, String reason) throws Exception {
         InetAddress a = InetAddress.getByName(address);
         assertThatThrownBy(() -> guardResolvingTo(a).check("https://hooks.example.com/hook"))
-                .isInstanceOf(UrlGuard.RefusedException.class)
-                .hasMessageContaining("resolves to")
-                .hasMessageContaining(reason);
+                .isInstanceOfSatisfying(UrlGuard.RefusedException.class, e -> {
+                    assertThat(e.getMessage()).contains("resolves to an address webhooks may not reach", "public addresses")
+                            .doesNotContain(a.getHostAddress());
+                    assertThat(e.detail()).as("operators' detail").contains(a.getHostAddress(), reason);
+                });
     }
 
     @Test
@@ -94,7 +96,9 @@ class UrlGuardTest {
         mapped[15] = 8;
         InetAddress v6 = Inet6Address.getByAddress(null, mapped, -1);
         assertThat(v6).isInstanceOf(Inet6Address.class);
-        assertThatThrownBy(() -> guardResolvingTo(v6).check("https://hooks.example.com/")).hasMessageContaining("IPv4-mapped");
+        assertThatThrownBy(() -> guardResolvingTo(v6).check("https://hooks.example.com/"))
+                .isInstanceOfSatisfying(UrlGuard.RefusedException.class, e -> assertThat(e.detail()).contains("IPv4-mapped"))
+                .hasMessageNotContaining("8.8.8.8");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -109,7 +113,9 @@ class UrlGuardTest {
     @Test
     void oneDeniedAddressAmongPublicOnesRefusesTheHost() throws Exception {
         UrlGuard g = guardResolvingTo(InetAddress.getByName("93.184.216.34"), InetAddress.getByName("10.0.0.5"));
-        assertThatThrownBy(() -> g.check("https://hooks.example.com/")).hasMessageContaining("10.0.0.5").hasMessageContaining("private");
+        assertThatThrownBy(() -> g.check("https://hooks.example.com/"))
+                .isInstanceOfSatisfying(UrlGuard.RefusedException.class, e -> assertThat(e.detail()).contains("10.0.0.5", "private"))
+                .hasMessageNotContaining("10.0.0.5").hasMessageContaining("may not reach");
     }
 
     @Test

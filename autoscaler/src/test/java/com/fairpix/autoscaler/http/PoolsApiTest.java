@@ -41,7 +41,7 @@ class PoolsApiTest {
         registry = ServiceHttp.newRegistry();
         autoscaler = new Autoscaler(policies, (pool, now) -> PoolSignals.of(pool, now, 12.5, lag, 8, Map.of("acme", 300L)),
                 new DryRunActuator(1), clock, registry);
-        autoscaler.startHttp(registry, "127.0.0.1", 0, TOKEN);
+        autoscaler.startHttp(registry, "127.0.0.1", 0, TOKEN, com.fairpix.core.http.MetricsAccess.OPEN);
         base = "http://127.0.0.1:" + autoscaler.port();
     }
 

@@ -119,6 +119,7 @@ public enum Setting {
     WEBHOOKS_RETRY_SCHEDULE("webhooks.retry-schedule", "5s,5m,30m,2h,5h,10h,10h", text(), "delays before each retry after the first attempt (s, m, h units); the delivery is dead-lettered after the last"),
     WEBHOOKS_ENDPOINT_CONCURRENCY("webhooks.endpoint-concurrency", "4", integer().atLeast(1), "deliveries in flight at once to one tenant endpoint (per dispatcher)"),
     WEBHOOKS_TENANT_CONCURRENCY("webhooks.tenant-concurrency", "16", integer().atLeast(1), "deliveries in flight at once for one tenant over all its endpoints (per dispatcher)"),
+    WEBHOOKS_MAX_PENDING_PER_TENANT("webhooks.max-pending-per-tenant", "10000", integer().atLeast(1), "deliveries one tenant may have waiting for an attempt (due or retrying); past it, a new event's delivery is dead-lettered at once with the reason (replay it with fairpix webhooks replay-failed)"),
     WEBHOOKS_MAX_IN_FLIGHT("webhooks.max-in-flight", "256", integer().atLeast(1), "deliveries in flight at once in one dispatcher (all tenants); also its HTTP connection pool's size"),
     WEBHOOKS_SECRET_OVERLAP_SECONDS("webhooks.secret-overlap-seconds", "86400", whole().atLeast(0), "after a secret rotation, how long deliveries are also signed with the previous secret, seconds"),
     AUTOSCALER_PORT("autoscaler.port", "8082", integer().atLeast(0), "autoscaler port (admin API /admin/v1/pools, /metrics, /health)"),

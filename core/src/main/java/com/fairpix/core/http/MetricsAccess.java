@@ -29,6 +29,15 @@ public record MetricsAccess(String token, int port) {
         return new MetricsAccess(config.get(Setting.METRICS_TOKEN).trim(), config.integer(Setting.METRICS_PORT));
     }
 
+    /**
+     * The token of {@code config} on the service's own port: how the webhook dispatcher, the
+     * autoscaler and the worker serve {@code /metrics}. {@code metrics.port} stays the ingest's: in
+     * {@code fairpix local} every service runs in one JVM and could not all bind one fixed port.
+     */
+    public static MetricsAccess tokenOnServicePort(FairpixConfig config) {
+        return new MetricsAccess(from(config).token(), -1);
+    }
+
     /** True when {@code /metrics} is served on the service port. */
     public boolean onServicePort() {
         return port < 0;

@@ -67,11 +67,26 @@ public final class RedisKeys {
     public static String webhookPreviousSecret(String tenant) { return "fp:{" + tenant + "}:wh:prev-secret"; }
 
     /**
-     * Sorted set of deliveries due for an attempt, member {@code tenant/deliveryId}, scored by the
-     * due time in epoch milliseconds. Farm-wide, so one poll finds every tenant's due work; a claimed
-     * member is re-scored to a lease, so a dispatcher that dies mid-attempt leaves it to another.
+     * Before per-tenant due sets: the one farm-wide sorted set of due deliveries, member
+     * {@code tenant/deliveryId}. A dispatcher moves what it still holds into the per-tenant sets at
+     * start ({@link #webhookTenantDue}); nothing writes it any more.
      */
-    public static String webhookDue() { return "fp:wh:due"; }
+    public static String webhookDueLegacy() { return "fp:wh:due"; }
+
+    /**
+     * Sorted set of one tenant's deliveries due for an attempt, member the delivery id, scored by the
+     * due time in epoch milliseconds; a claimed member is re-scored to a lease, so a dispatcher that
+     * dies mid-attempt leaves it to another. Hash tag {@code {wh}}, not the tenant's: it shares a
+     * Redis Cluster slot with {@link #webhookDueTenants()}, so one script updates both.
+     */
+    public static String webhookTenantDue(String tenant) { return "fp:{wh}:due:" + tenant; }
+
+    /**
+     * Sorted set of the tenants with deliveries in their due set, scored by when the tenant is next
+     * to be served (its oldest due time; after a claim served it, no earlier than that claim), epoch
+     * milliseconds: one poll finds every tenant's due work and serves the tenants in turn.
+     */
+    public static String webhookDueTenants() { return "fp:{wh}:due-tenants"; }
     /**
      * Jobs accepted for a pool during one wall-clock second (epoch seconds), counted by every
      * ingest node with INCR and expiring after 2 minutes; the autoscaler sums them into QPS.

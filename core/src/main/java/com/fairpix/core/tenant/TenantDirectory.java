@@ -27,6 +27,13 @@ import redis.clients.jedis.UnifiedJedis;
  * the insert): each change bumps an epoch, and a load caches what it read only if no change was
  * applied meanwhile; otherwise it answers from what it read and the next request reads again. So a
  * revoked key stops working as soon as the revocation is applied, never a reload (~60 s) later.
+ *
+ * <p>Keys Redis does not know are remembered too ({@link UnknownKeys}: at most
+ * {@link #UNKNOWN_KEYS} of them, each for {@link #UNKNOWN_KEY_TTL}), so a client sending the same
+ * unknown key costs no Redis read per request. A key created afterwards works as soon as its
+ * creation is applied here (the same announcement, {@code k:<hash>}, that revokes a key drops the
+ * negative entry, on every node), and with the same epoch rule: a read that raced with a change is
+ * not remembered. The TTL only backs up a lost announcement, like the minute's full reload.
  */
 public final class TenantDirectory implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TenantDirectory.class);
@@ -44,6 +51,12 @@ public final class TenantDirectory implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong epoch = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
     private Thread subscriberThread;
+    private final UnknownKeys unknownKeys;
+
+    /** Most unknown keys a node remembers. */
+    public static final int UNKNOWN_KEYS = 10_000;
+    /** How long a node remembers an unknown key at most. */
+    public static final java.time.Duration UNKNOWN_KEY_TTL = java.time.Duration.ofSeconds(60);
 
     /**
      * @param redis      used for the pub/sub subscription only (one connection, held; see
@@ -51,9 +64,20 @@ public final class TenantDirectory implements AutoCloseable {
      * @param pollMillis interval of the version check, milliseconds
      */
     public TenantDirectory(TenantStore store, UnifiedJedis redis, long pollMillis) {
+        this(store, redis, pollMillis, UNKNOWN_KEYS, UNKNOWN_KEY_TTL, com.fairpix.core.time.SystemTime.nanos());
+    }
+
+    /**
+     * @param unknownKeys   most unknown keys remembered
+     * @param unknownKeyTtl how long an unknown key is remembered at most
+     * @param nanos         a monotonic nanosecond source (the unknown keys' TTL)
+     */
+    public TenantDirectory(TenantStore store, UnifiedJedis redis, long pollMillis, int unknownKeys, java.time.Duration unknownKeyTtl,
+                           java.util.function.LongSupplier nanos) {
         this.store = store;
         this.redis = redis;
         this.pollMillis = pollMillis;
+        this.unknownKeys = new UnknownKeys(unknownKeys, unknownKeyTtl.toNanos(), nanos);
     }
 
     /** Starts the subscriber and the poller. */
@@ -99,9 +123,15 @@ public final class TenantDirectory implements AutoCloseable {
         String hash = ApiKeys.hash(key);
         String owner = keyOwners.get(hash);
         if (owner == null) {
+            if (unknownKeys.contains(hash)) return Optional.empty();
             long seen = epoch.get();
             Optional<String> found = store.tenantForKeyHash(hash);
-            if (found.isEmpty()) return Optional.empty();
+            if (found.isEmpty()) {
+                synchronized (epoch) {
+                    if (epoch.get() == seen) unknownKeys.add(hash);
+                }
+                return Optional.empty();
+            }
             Optional<Tenant> tenant = byId(found.get());
             // Reuse the tenant's own id string: one copy per tenant, however many keys. Not cached when
             // a change (e.g. this key's revocation) was applied while we read: that change may predate the put.
@@ -113,6 +143,11 @@ public final class TenantDirectory implements AutoCloseable {
             return tenant;
         }
         return byId(owner);
+    }
+
+    /** Unknown keys remembered on this node now. */
+    public int unknownKeys() {
+        return unknownKeys.size();
     }
 
     /** Tenants cached on this node. */
@@ -136,6 +171,7 @@ public final class TenantDirectory implements AutoCloseable {
             if (old == null || old.version() != fresh.get().version()) listeners.forEach(l -> l.accept(fresh.get()));
         } else if (member.startsWith("k:")) {
             keyOwners.remove(member.substring(2));
+            unknownKeys.remove(member.substring(2));
         }
     }
 
@@ -162,6 +198,7 @@ public final class TenantDirectory implements AutoCloseable {
                 epoch.incrementAndGet();
             }
             keyOwners.clear();
+            unknownKeys.clear();
             for (String id : List.copyOf(tenants.keySet())) apply("t:" + id);
         } catch (RuntimeException e) {
             log.debug("tenant reload failed: {}", e.toString());

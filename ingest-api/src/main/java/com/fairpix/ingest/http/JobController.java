@@ -97,9 +97,9 @@ public final class JobController {
     private void submit(Context ctx, Tenant tenant, long[] read) {
         long declared = ctx.contentLength();
         boolean multipart = ctx.isMultipartFormData();
-        long allowed = tenant.maxUploadBytes() + (multipart ? specMaxBytes + UploadReader.FRAMING_BYTES : 0);
+        long allowed = uploads.limit(tenant.maxUploadBytes()) + (multipart ? specMaxBytes + UploadReader.FRAMING_BYTES : 0);
         if (declared > allowed) {
-            throw UploadReader.tooLarge(declared, tenant.maxUploadBytes(), tenant.id());
+            throw uploads.overLimit(declared, tenant.maxUploadBytes(), tenant.id());
         }
         if (!multipart) {
             String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase(java.util.Locale.ROOT);

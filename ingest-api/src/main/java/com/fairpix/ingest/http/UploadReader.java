@@ -1,5 +1,6 @@
 package com.fairpix.ingest.http;
 
+import com.fairpix.core.config.Setting;
 import com.fairpix.core.http.ApiProblem;
 import com.fairpix.core.http.Problems;
 import com.fairpix.core.job.JobSpec;
@@ -41,6 +42,7 @@ public final class UploadReader {
     static final int MAX_PART_FIELDS = 16;
 
     private final Path dir;
+    private final long farmMaxBytes;
 
     /** Leftover upload files older than this (a node that died mid-upload) are deleted at start. */
     static final java.time.Duration STALE = java.time.Duration.ofHours(1);
@@ -53,6 +55,15 @@ public final class UploadReader {
      * @throws UncheckedIOException when the folder cannot be created
      */
     public UploadReader(Path dir, java.time.Clock clock) {
+        this(dir, clock, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param farmMaxBytes {@code ingest.max-upload-bytes}: the largest image any tenant may send, whatever
+     *                     its own {@code maxUploadBytes} says
+     */
+    public UploadReader(Path dir, java.time.Clock clock, long farmMaxBytes) {
+        this.farmMaxBytes = farmMaxBytes;
         this.dir = dir;
         try {
             Files.createDirectories(dir);
@@ -84,8 +95,9 @@ public final class UploadReader {
      * @throws ApiProblem 413 {@code payload-too-large} as soon as more than {@code maxBytes} arrived;
      *                    400 {@code missing-image} for an empty body, {@code upload-incomplete} when the body breaks off
      */
-    public Upload readRaw(InputStream body, long maxBytes, String tenant) {
-        Sink sink = new Sink(newFile(), maxBytes, tenant);
+    public Upload readRaw(InputStream body, long tenantMaxBytes, String tenant) {
+        long maxBytes = limit(tenantMaxBytes);
+        Sink sink = new Sink(newFile(), maxBytes, tenant, maxBytes < tenantMaxBytes);
         try {
             byte[] buf = new byte[CHUNK];
             int n;
@@ -113,14 +125,16 @@ public final class UploadReader {
      *                    as a part passes its limit; 400 {@code invalid-multipart} for a malformed or
      *                    truncated body, {@code missing-image} without an image part
      */
-    public Parts readMultipart(InputStream body, String contentType, long maxImageBytes, int maxSpecBytes, String tenant) {
+    public Parts readMultipart(InputStream body, String contentType, long tenantMaxImageBytes, int maxSpecBytes, String tenant) {
+        long maxImageBytes = limit(tenantMaxImageBytes);
+        boolean farm = maxImageBytes < tenantMaxImageBytes;
         Map<String, String> params = new HashMap<>();
         HttpField.valueParameters(contentType, params);
         String boundary = params.get("boundary");
         if (boundary == null || boundary.isEmpty() || boundary.length() > 70) {
             throw invalid("the Content-Type has no usable boundary parameter (RFC 2046: 1-70 characters)");
         }
-        PartHandler handler = new PartHandler(maxImageBytes, maxSpecBytes, tenant);
+        PartHandler handler = new PartHandler(maxImageBytes, maxSpecBytes, tenant, farm);
         MultiPartParser parser = new MultiPartParser(handler, boundary);
         long limit = maxImageBytes + maxSpecBytes + FRAMING_BYTES;
         long total = 0;
@@ -133,7 +147,7 @@ public final class UploadReader {
                     total += n;
                     if (total > limit) {
                         throw handler.image != null && handler.image.size > maxImageBytes / 2
-                                ? tooLarge(total, maxImageBytes, tenant)
+                                ? tooLarge(total, maxImageBytes, tenant, farm)
                                 : invalid("the body is over " + limit + " bytes of parts and framing");
                     }
                 }
@@ -177,9 +191,22 @@ public final class UploadReader {
         }
     }
 
-    static ApiProblem tooLarge(long bytes, long max, String tenant) {
-        return ApiProblem.tooLarge("The upload is over " + max + " bytes (" + bytes + " read so far); tenant '" + tenant
-                + "' accepts at most " + max + " bytes (maxUploadBytes).").with("limit", max)
+    /** The largest image a tenant whose own limit is {@code tenantMaxBytes} may send here: the smaller of it and the farm's. */
+    public long limit(long tenantMaxBytes) {
+        return Math.min(tenantMaxBytes, farmMaxBytes);
+    }
+
+    /** 413 for an upload over the tenant's {@code maxUploadBytes}, or over the farm's cap when that is the smaller. */
+    ApiProblem overLimit(long bytes, long tenantMaxBytes, String tenant) {
+        long max = limit(tenantMaxBytes);
+        return tooLarge(bytes, max, tenant, max < tenantMaxBytes);
+    }
+
+    /** @param farm the farm's cap ({@code ingest.max-upload-bytes}) is the limit passed, not the tenant's own */
+    static ApiProblem tooLarge(long bytes, long max, String tenant, boolean farm) {
+        String whose = farm ? "this farm accepts at most " + max + " bytes from any tenant (" + Setting.MAX_UPLOAD_BYTES.key() + ")"
+                : "tenant '" + tenant + "' accepts at most " + max + " bytes (maxUploadBytes)";
+        return ApiProblem.tooLarge("The upload is over " + max + " bytes (" + bytes + " read so far); " + whose + ".").with("limit", max)
                 // The rest of the body is not wanted: close rather than read and drop it to keep the connection.
                 .header("Connection", "close");
     }
@@ -193,14 +220,16 @@ public final class UploadReader {
         final Path file;
         final long max;
         final String tenant;
+        final boolean farm;
         final OutputStream out;
         final MessageDigest sha;
         long size;
 
-        Sink(Path file, long max, String tenant) {
+        Sink(Path file, long max, String tenant, boolean farm) {
             this.file = file;
             this.max = max;
             this.tenant = tenant;
+            this.farm = farm;
             try {
                 this.out = Files.newOutputStream(file);
                 this.sha = MessageDigest.getInstance("SHA-256");
@@ -212,7 +241,7 @@ public final class UploadReader {
 
         void write(byte[] b, int off, int len) {
             size += len;
-            if (size > max) throw tooLarge(size, max, tenant);
+            if (size > max) throw tooLarge(size, max, tenant, farm);
             sha.update(b, off, len);
             try {
                 out.write(b, off, len);
@@ -263,6 +292,7 @@ public final class UploadReader {
         final long maxImage;
         final int maxSpec;
         final String tenant;
+        final boolean farm;
         int parts;
         int fields;
         String name;
@@ -275,10 +305,11 @@ public final class UploadReader {
         boolean complete;
         ApiProblem failure;
 
-        PartHandler(long maxImage, int maxSpec, String tenant) {
+        PartHandler(long maxImage, int maxSpec, String tenant, boolean farm) {
             this.maxImage = maxImage;
             this.maxSpec = maxSpec;
             this.tenant = tenant;
+            this.farm = farm;
         }
 
         @Override
@@ -305,7 +336,7 @@ public final class UploadReader {
             if (failure != null) return true;
             if ("image".equals(name)) {
                 if (image != null) return fail(invalid("more than one 'image' part"));
-                image = new Sink(newFile(), maxImage, tenant);
+                image = new Sink(newFile(), maxImage, tenant, farm);
                 target = "image";
             } else if ("spec".equals(name)) {
                 if (specBytes != null) return fail(invalid("more than one 'spec' part"));

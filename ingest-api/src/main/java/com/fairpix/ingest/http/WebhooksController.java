@@ -123,6 +123,7 @@ public final class WebhooksController {
         m.put("createdAt", d.createdAt());
         if (d.nextAttemptAt() != null) m.put("nextAttemptAt", d.nextAttemptAt());
         if (!d.attempts().isEmpty()) m.put("lastAttempt", d.attempts().getLast());
+        if (d.reason() != null) m.put("reason", d.reason());
         return m;
     }
 }

@@ -88,6 +88,29 @@ class UploadReaderTest {
     }
 
     @Test
+    void theFarmsMaxUploadBytesCapsATenantWhoseOwnLimitIsHigher() throws Exception {
+        UploadReader farm = new UploadReader(dir, java.time.Clock.systemUTC(), 100_000);
+        Zeros zeros = new Zeros();
+        ApiProblem p = catchThrowableOfType(ApiProblem.class, () -> farm.readRaw(zeros, 25L << 20, "acme"));
+        assertThat(p.status()).isEqualTo(413);
+        assertThat(p.slug()).as("the problem type of the tenant's maxUploadBytes").isEqualTo("payload-too-large");
+        assertThat(p.detail()).contains("ingest.max-upload-bytes", "100000");
+        assertThat(zeros.read).isLessThanOrEqualTo(100_000 + UploadReader.CHUNK);
+
+        byte[] head = ("--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"image\"; filename=\"z\"\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+        InputStream body = new java.io.SequenceInputStream(new ByteArrayInputStream(head), new Zeros());
+        ApiProblem m = catchThrowableOfType(ApiProblem.class, () -> farm.readMultipart(body, TYPE, 25L << 20, 65_536, "acme"));
+        assertThat(m.status()).isEqualTo(413);
+        assertThat(m.slug()).isEqualTo("payload-too-large");
+        assertThat(m.detail()).contains("ingest.max-upload-bytes");
+
+        ApiProblem own = catchThrowableOfType(ApiProblem.class, () -> farm.readRaw(new Zeros(), 1_000, "acme"));
+        assertThat(own.detail()).as("a tenant's own lower limit is named as such").contains("maxUploadBytes", "acme").doesNotContain("ingest.max-upload-bytes");
+        assertThat(farm.limit(25L << 20)).isEqualTo(100_000);
+        assertThat(filesLeft()).isZero();
+    }
+
+    @Test
     void aMultipartBodyGivesImageAndSpec() throws Exception {
         byte[] image = new byte[200_000];
         new java.util.Random(1).nextBytes(image);

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * delivery no longer pending is dropped from the due set; one whose tenant is deleted is
  * dead-lettered and one whose endpoint a 410 disabled is marked so, both without an attempt; one
  * whose endpoint or tenant is at its concurrency limit, or whose endpoint's breaker is open, is put
- * back a little later. Otherwise the URL is checked again (the host resolved once, connections
+ * off without an attempt (the retry series unchanged), each time in a row twice as long as the last
+ * (from {@link #BUSY_DELAY} up to {@link #MAX_DEFER_DELAY}, never sooner than an open breaker's
+ * open time), so a tenant whose endpoints never answer does not churn the due sets. Otherwise the URL is checked again (the host resolved once, connections
  * only to the checked addresses) and the signed payload sent. After: 2xx succeeds; 410 disables
  * the endpoint; anything else is retried on the schedule (a {@code Retry-After} may lengthen the
  * wait) until the last attempt, which dead-letters it.
@@ -37,6 +39,8 @@ final class AttemptRunner {
     private static final Logger log = LoggerFactory.getLogger(AttemptRunner.class);
     /** How soon a delivery whose endpoint or tenant is at its concurrency limit is looked at again. */
     static final Duration BUSY_DELAY = Duration.ofMillis(500);
+    /** The longest a delivery is put off at once: put-offs in a row double from {@link #BUSY_DELAY} up to this. */
+    static final Duration MAX_DEFER_DELAY = Duration.ofSeconds(30);
     /** Endpoints (tenant + origin) whose slots and breaker are kept; the least recently used go first. */
     static final int MAX_ENDPOINTS = 10_000;
     /** An endpoint with no attempt for this long is forgotten (its breaker starts closed again). */
@@ -101,16 +105,13 @@ final class AttemptRunner {
         }
         Object granted = limits.tryAcquire(tenantId, origin(d.url()));
         if (!(granted instanceof EndpointLimits.Permit permit)) {
-            deliveries.schedule(tenantId, id, clock.instant().plus(BUSY_DELAY));
-            events.accept(new DispatchEvent.Deferred(tenantId,
-                    granted == EndpointLimits.Refusal.TENANT_BUSY ? DispatchEvent.Reason.TENANT_BUSY : DispatchEvent.Reason.ENDPOINT_BUSY));
+            putOff(d, granted == EndpointLimits.Refusal.TENANT_BUSY ? DispatchEvent.Reason.TENANT_BUSY : DispatchEvent.Reason.ENDPOINT_BUSY, Duration.ZERO);
             return;
         }
         try (permit) {
             CircuitBreaker breaker = permit.breaker();
             if (!breaker.tryAcquirePermission()) {
-                deliveries.schedule(tenantId, id, clock.instant().plus(config.breakerOpen()));
-                events.accept(new DispatchEvent.Deferred(tenantId, DispatchEvent.Reason.BREAKER_OPEN));
+                putOff(d, DispatchEvent.Reason.BREAKER_OPEN, config.breakerOpen());
                 return;
             }
             Instant at = clock.instant();
@@ -119,7 +120,8 @@ final class AttemptRunner {
                 UrlGuard.Checked target = guard.check(d.url());
                 outcome = transport.send(target, headers.of(d, at), d.payload().getBytes(StandardCharsets.UTF_8));
             } catch (UrlGuard.RefusedException e) {
-                outcome = new Transport.Outcome(0, "refused: " + e.getMessage(), null, Duration.ZERO);
+                // The attempt record is for operators (admin API): it may name the resolved address.
+                outcome = new Transport.Outcome(0, "refused: " + e.detail(), null, Duration.ZERO);
             }
             record(d, at, outcome, breaker);
         }
@@ -160,6 +162,30 @@ final class AttemptRunner {
         Instant next = now.plus(wait);
         deliveries.save(d.attempted(attempt, WebhookDelivery.Status.PENDING, next));
         deliveries.schedule(d.tenant(), d.id(), next);
+    }
+
+    /**
+     * Puts {@code d} off unattempted: due again after {@link #deferDelay}, at least {@code floor},
+     * with its next-attempt time and deferral count saved (its attempts and retry series unchanged).
+     */
+    private void putOff(WebhookDelivery d, DispatchEvent.Reason reason, Duration floor) {
+        Duration wait = deferDelay(d.deferrals(), random);
+        if (wait.compareTo(floor) < 0) wait = floor;
+        Instant next = clock.instant().plus(wait);
+        deliveries.save(d.deferred(next));
+        deliveries.schedule(d.tenant(), d.id(), next);
+        events.accept(new DispatchEvent.Deferred(d.tenant(), reason));
+    }
+
+    /**
+     * How long a delivery already put off {@code deferrals} times in a row waits now:
+     * {@link #BUSY_DELAY} doubled per deferral, at most {@link #MAX_DEFER_DELAY}, stretched by up to
+     * 20 % jitter so put-off deliveries do not come back in lock-step.
+     */
+    static Duration deferDelay(int deferrals, RandomGenerator random) {
+        long ms = BUSY_DELAY.toMillis() << Math.min(Math.max(deferrals, 0), 20);
+        ms = Math.min(ms, MAX_DEFER_DELAY.toMillis());
+        return Duration.ofMillis(ms + (long) (ms * 0.2 * random.nextDouble()));
     }
 
     /** Stores {@code d} as it ended, out of the due set and in the tenant's dead letters since {@code at}. */

@@ -3,6 +3,8 @@ package com.fairpix.webhooks.internal;
 import com.fairpix.webhooks.DeliveryStore;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,7 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims due deliveries from the store under a lease and runs each attempt on {@code attempts},
  * never more than {@code maxInFlight} at once: what this dispatcher cannot run now stays due in the
- * store, not in memory.
+ * store, not in memory. Tenants are served in turn: the room of one claim is shared equally among
+ * the tenants with due work (what one leaves unused goes to the others), and a tenant just served
+ * ranks behind those still waiting. However many deliveries one tenant has due, another tenant's
+ * due delivery is claimed at the next poll.
  */
 final class ClaimLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
@@ -68,29 +73,43 @@ final class ClaimLoop implements Runnable {
     }
 
     /**
-     * Claims up to {@code max} due deliveries and hands each to an attempt.
+     * Claims up to {@code max} due deliveries, shared among the tenants with due work, and hands each
+     * to an attempt.
      *
-     * @return the members claimed (a malformed one is claimed and skipped)
+     * @return the deliveries claimed
      */
     int claim(int max) {
-        List<String> due = deliveries.claimDue(clock.instant(), LEASE, max);
-        for (String member : due) {
-            int slash = member.indexOf('/');
-            if (slash < 0) continue;
-            String tenant = member.substring(0, slash);
-            String id = member.substring(slash + 1);
-            inFlight.incrementAndGet();
-            attempts.execute(() -> {
-                try {
-                    attempt.accept(tenant, id);
-                } catch (RuntimeException e) {
-                    log.warn("webhook attempt {} of {} failed on our side: {}", id, tenant, e.toString());
-                } finally {
-                    inFlight.decrementAndGet();
-                }
-            });
+        Instant now = clock.instant();
+        List<String> active = deliveries.dueTenants(now, max);
+        int left = max;
+        while (left > 0 && !active.isEmpty()) {
+            int share = Math.max(1, left / active.size());
+            List<String> more = new ArrayList<>();
+            for (String tenant : active) {
+                if (left == 0) break;
+                int want = Math.min(share, left);
+                List<String> ids = deliveries.claimDue(tenant, now, LEASE, want);
+                left -= ids.size();
+                for (String id : ids) start(tenant, id);
+                // A tenant that took its whole share may have more due: it may take room the others left.
+                if (ids.size() == want) more.add(tenant);
+            }
+            active = more;
         }
-        return due.size();
+        return max - left;
+    }
+
+    private void start(String tenant, String id) {
+        inFlight.incrementAndGet();
+        attempts.execute(() -> {
+            try {
+                attempt.accept(tenant, id);
+            } catch (RuntimeException e) {
+                log.warn("webhook attempt {} of {} failed on our side: {}", id, tenant, e.toString());
+            } finally {
+                inFlight.decrementAndGet();
+            }
+        });
     }
 
     /** Attempts running now. */

@@ -57,7 +57,8 @@ public final class DefaultWebhookDispatcher implements WebhookDispatcher {
         this.consumer = consumer;
         this.deliveries = deliveries;
         this.sender = sender;
-        this.intake = new IntakeLoop(consumer, new EventIntake(deliveries, tenants, jobUrl, clock));
+        this.intake = new IntakeLoop(consumer, new EventIntake(deliveries, tenants, jobUrl, clock, config.maxPendingPerTenant(),
+                e -> listeners.forEach(l -> l.accept(e))));
         AttemptRunner runner = new AttemptRunner(config, deliveries, tenants, guard, sender, clock, nanoTime, RandomGenerator.getDefault(),
                 e -> listeners.forEach(l -> l.accept(e)));
         this.claims = new ClaimLoop(deliveries, runner::attempt, attempts, config.maxInFlight(), config.pollInterval(), clock);

@@ -42,7 +42,7 @@ class AttemptRunnerTest {
     }
 
     AttemptRunner runner(String schedule, int endpointConcurrency, Transport transport) {
-        DispatcherConfig config = new DispatcherConfig(RetrySchedule.parse(schedule), endpointConcurrency, 16, 256, Duration.ofMillis(200),
+        DispatcherConfig config = new DispatcherConfig(RetrySchedule.parse(schedule), endpointConcurrency, 16, 256, 10_000, Duration.ofMillis(200),
                 Duration.ofSeconds(30), Duration.ZERO, false, List.of(), Duration.ofDays(1));
         // No jitter: a retry is due exactly after its delay.
         return new AttemptRunner(config, deliveries, tenants, guard, transport, clock, clock::nanoTime, () -> 0L, events::add);
@@ -196,5 +196,52 @@ class AttemptRunnerTest {
         assertThat(sent).as("five failures of five open the breaker").hasSize(5);
         assertThat(deliveries.due).containsEntry("acme/f5", clock.instant().plusSeconds(30).toEpochMilli());
         assertThat(events.getLast()).isEqualTo(new DispatchEvent.Deferred("acme", DispatchEvent.Reason.BREAKER_OPEN));
+    }
+
+    @Test
+    void putOffDeliveriesBackOffAndAdvanceTheirNextAttemptWithoutCountingAnAttempt() throws Exception {
+        due("g1", URL);
+        due("g2", URL);
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AttemptRunner holding = runner("5s", 1, (target, headers, body) -> {
+            inside.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return status(204);
+        });
+        Thread first = Thread.ofVirtual().start(() -> holding.attempt("acme", "g1"));
+        inside.await();
+        List<Long> waits = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            Instant before = clock.instant();
+            holding.attempt("acme", "g2");
+            WebhookDelivery d = deliveries.get("acme", "g2").orElseThrow();
+            assertThat(d.nextAttemptAt()).isEqualTo(Instant.ofEpochMilli(deliveries.due.get("acme/g2")));
+            waits.add(Duration.between(before, d.nextAttemptAt()).toMillis());
+            clock.set(d.nextAttemptAt());
+        }
+        assertThat(waits).as("doubling from 0.5 s, capped at 30 s").containsExactly(500L, 1000L, 2000L, 4000L, 8000L, 16000L, 30000L, 30000L);
+        WebhookDelivery putOff = deliveries.get("acme", "g2").orElseThrow();
+        assertThat(putOff.deferrals()).isEqualTo(8);
+        assertThat(putOff.attempts()).as("a put-off is not an attempt").isEmpty();
+        assertThat(putOff.seriesAttempt()).isZero();
+        release.countDown();
+        first.join();
+        answers.add(status(500));
+        holding.attempt("acme", "g2");
+        WebhookDelivery tried = deliveries.get("acme", "g2").orElseThrow();
+        assertThat(tried.seriesAttempt()).as("the retry series moves only on attempts").isEqualTo(1);
+        assertThat(tried.deferrals()).as("an attempt starts the put-off count again").isZero();
+    }
+
+    @Test
+    void aPutOffWaitsHalfASecondFirstAndAtMostThirtySecondsPlusJitter() {
+        assertThat(AttemptRunner.deferDelay(0, () -> 0L)).isEqualTo(AttemptRunner.BUSY_DELAY);
+        assertThat(AttemptRunner.deferDelay(100, () -> 0L)).isEqualTo(AttemptRunner.MAX_DEFER_DELAY);
+        assertThat(AttemptRunner.deferDelay(100, new java.util.Random(1))).isBetween(AttemptRunner.MAX_DEFER_DELAY, AttemptRunner.MAX_DEFER_DELAY.multipliedBy(12).dividedBy(10));
     }
 }

@@ -41,14 +41,52 @@ class ClaimLoopTest {
     }
 
     @Test
-    void aClaimIsALeaseAndAMalformedMemberIsSkipped() {
+    void aClaimIsALease() {
         due("a", "d1");
-        deliveries.scheduleMember("no-slash", clock.instant());
-        assertThat(loop.claim(2)).isEqualTo(2);
+        assertThat(loop.claim(2)).isEqualTo(1);
         assertThat(queued).hasSize(1);
         assertThat(deliveries.due).containsEntry("a/d1", clock.instant().plus(ClaimLoop.LEASE).toEpochMilli());
         assertThat(loop.claim(2)).as("nothing is due until the lease ends").isZero();
         clock.advance(ClaimLoop.LEASE);
-        assertThat(loop.claim(2)).isEqualTo(2);
+        assertThat(loop.claim(2)).isEqualTo(1);
+    }
+
+    @Test
+    void aTenantsHugeOlderBacklogTakesOnlyItsShareAndAnotherTenantIsClaimedAtOnce() {
+        for (int i = 0; i < 1000; i++) due("a", "a" + i);
+        clock.advance(Duration.ofSeconds(1));
+        due("b", "b1");
+        assertThat(loop.claim(10)).isEqualTo(10);
+        queued.forEach(Runnable::run);
+        assertThat(attempted).contains("b/b1");
+        assertThat(attempted.stream().filter(m -> m.startsWith("a/"))).as("a takes what b left").hasSize(9);
+    }
+
+    @Test
+    void theRoomIsSharedEquallyAndWhatOneTenantLeavesGoesToTheOthers() {
+        for (int i = 0; i < 50; i++) due("a", "a" + i);
+        for (int i = 0; i < 50; i++) due("b", "b" + i);
+        due("c", "c1");
+        assertThat(loop.claim(9)).isEqualTo(9);
+        queued.forEach(Runnable::run);
+        assertThat(attempted).contains("c/c1");
+        assertThat(attempted.stream().filter(m -> m.startsWith("a/"))).hasSize(4);
+        assertThat(attempted.stream().filter(m -> m.startsWith("b/"))).hasSize(4);
+    }
+
+    @Test
+    void withMoreTenantsThanRoomTenantsAreServedInTurn() {
+        // a's backlog is the oldest; yet once served, a waits behind b and c.
+        for (int i = 0; i < 20; i++) due("a", "a" + i);
+        clock.advance(Duration.ofMillis(10));
+        for (int i = 0; i < 20; i++) due("b", "b" + i);
+        clock.advance(Duration.ofMillis(10));
+        for (int i = 0; i < 20; i++) due("c", "c" + i);
+        for (int round = 0; round < 6; round++) {
+            clock.advance(Duration.ofMillis(1));
+            assertThat(loop.claim(1)).isEqualTo(1);
+        }
+        queued.forEach(Runnable::run);
+        assertThat(attempted).extracting(m -> m.substring(0, 1)).containsExactly("a", "b", "c", "a", "b", "c");
     }
 }

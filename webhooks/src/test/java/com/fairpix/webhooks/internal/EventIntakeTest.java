@@ -7,7 +7,10 @@ import com.fairpix.core.job.JobState;
 import com.fairpix.core.json.Json;
 import com.fairpix.webhooks.InMemoryDeliveryStore;
 import com.fairpix.core.time.ManualClock;
+import com.fairpix.webhooks.DispatchEvent;
 import com.fairpix.webhooks.WebhookDelivery;
+import java.util.ArrayList;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
@@ -20,7 +23,8 @@ class EventIntakeTest {
     final FakeTenants tenants = new FakeTenants();
     final ManualClock clock = new ManualClock(Instant.parse("2026-01-31T12:00:00Z"));
     final Map<String, String> jobUrls = new java.util.HashMap<>();
-    final EventIntake intake = new EventIntake(deliveries, tenants, (tenant, job) -> Optional.ofNullable(jobUrls.get(job)), clock);
+    final List<DispatchEvent> events = new ArrayList<>();
+    final EventIntake intake = new EventIntake(deliveries, tenants, (tenant, job) -> Optional.ofNullable(jobUrls.get(job)), clock, 2, events::add);
 
     static byte[] event(String type, String tenant, String job) {
         return Json.writeBytes(new JobEvent(JobEvent.SCHEMA_VERSION, "evt_" + job, type, Instant.parse("2026-01-31T11:59:59Z"), job, tenant,
@@ -66,5 +70,23 @@ class EventIntakeTest {
         clock.advance(java.time.Duration.ofMinutes(1));
         assertThat(intake.accept(event("job.succeeded", "acme", "j6"))).isFalse();
         assertThat(deliveries.list("acme", null, 10)).hasSize(1);
+    }
+
+    @Test
+    void pastTheTenantsPendingCapANewDeliveryIsDeadLetteredAtOnceWithTheReason() {
+        tenants.add("acme", "https://hooks.example.com/acme", null);
+        tenants.add("other", "https://hooks.example.com/other", null);
+        assertThat(intake.accept(event("job.succeeded", "acme", "c1"))).isTrue();
+        assertThat(intake.accept(event("job.succeeded", "acme", "c2"))).isTrue();
+        assertThat(intake.accept(event("job.succeeded", "acme", "c3"))).isTrue();
+        WebhookDelivery refused = deliveries.get("acme", "evt_c3").orElseThrow();
+        assertThat(refused.status()).isEqualTo(WebhookDelivery.Status.DEAD);
+        assertThat(refused.reason()).contains("2 deliveries waiting", "webhooks.max-pending-per-tenant");
+        assertThat(refused.attempts()).isEmpty();
+        assertThat(deliveries.pending("acme")).as("the cap of 2 holds").isEqualTo(2);
+        assertThat(deliveries.deadSince("acme", Instant.EPOCH)).containsExactly("evt_c3");
+        assertThat(events).containsExactly(new DispatchEvent.DeadLettered("acme"));
+        assertThat(intake.accept(event("job.succeeded", "other", "c4"))).isTrue();
+        assertThat(deliveries.get("other", "evt_c4").orElseThrow().status()).as("the cap is per tenant").isEqualTo(WebhookDelivery.Status.PENDING);
     }
 }
