@@ -7,6 +7,7 @@ import com.fairpix.autoscaler.AutoscalerService;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.config.Setting;
 import com.fairpix.webhooks.WebhooksService;
+import com.fairpix.worker.Worker;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,10 +17,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code metrics.token} guards {@code /metrics} of the webhook dispatcher and the autoscaler as it
- * does the ingest's (their metrics name tenants too): 401 problem without the token or with a
- * wrong one, the exposition with it. Started as {@code fairpix webhooks} and {@code fairpix
- * autoscaler} start them. (The worker's start is in {@code worker/}: see docs/hostile-tenants.md.)
+ * {@code metrics.token} guards {@code /metrics} of the webhook dispatcher, the autoscaler and the
+ * worker as it does the ingest's (their metrics name tenants too): 401 problem without the token or
+ * with a wrong one, the exposition with it. Started as {@code fairpix webhooks}, {@code fairpix
+ * autoscaler} and {@code fairpix worker} start them.
  */
 class MetricsAccessIT {
     static final String TOKEN = "it-metrics-token-0123456789abcdef";
@@ -42,7 +43,7 @@ class MetricsAccessIT {
     }
 
     @Test
-    void theMetricsTokenGuardsTheWebhookDispatchersAndTheAutoscalersMetrics() throws Exception {
+    void theMetricsTokenGuardsTheWebhookDispatchersTheAutoscalersAndTheWorkersMetrics() throws Exception {
         FairpixConfig config = Farm.config().with(Setting.METRICS_TOKEN, TOKEN)
                 .with(Setting.AUTOSCALER_POOLS, "gpu").with(Setting.AUTOSCALER_ACTUATOR, "dry-run");
         WebhooksService webhooks = WebhooksService.start(config, 0);
@@ -50,6 +51,12 @@ class MetricsAccessIT {
             guarded("webhooks", webhooks.httpPort());
         } finally {
             webhooks.stop(Duration.ofSeconds(1));
+        }
+        Worker worker = Worker.start(config.with(Setting.WORKER_POOL, "gpu").with(Setting.WORKER_PORT, "0"), 0);
+        try {
+            guarded("worker", worker.httpPort());
+        } finally {
+            worker.stop(Duration.ofSeconds(5));
         }
         Autoscaler autoscaler = AutoscalerService.start(config, Path.of(System.getProperty("fairpix.jar", "fairpix.jar")), 0);
         try {

@@ -178,7 +178,9 @@ public final class Worker implements AutoCloseable {
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);
         consumer.start();
 
-        service.ready("redis", () -> com.fairpix.core.redis.Redis.ready(redis))
+        // The worker's metrics name tenants too: metrics.token guards them as it does the ingest's.
+        service.metrics(com.fairpix.core.http.MetricsAccess.tokenOnServicePort(config))
+                .ready("redis", () -> com.fairpix.core.redis.Redis.ready(redis))
                 .ready("s3", () -> !s3Down.getAsBoolean() && objects.ping())
                 .ready("kafka", consumer::healthy)
                 .getJson("/health/formats", com.fairpix.worker.process.Codecs::describe);
