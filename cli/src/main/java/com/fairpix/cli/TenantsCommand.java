@@ -137,7 +137,7 @@ final class TenantsCommand {
     /**
      * After a change of guarantees: a warning on stderr when the pool's guarantees would add up to
      * more than what it does (the measured capacity, or a pinned one: {@code guaranteeCapacity} in
-     * the status), so admission will scale them: the status's sum of active tenants' guarantees,
+     * the status), so admission will share them (by demand, or scaled, as {@code guaranteeSharing} says): the status's sum of active tenants' guarantees,
      * less this tenant's previous rate ({@code previousRate}, 0 for a new tenant; the sum may hold
      * it if the tenant is active), plus its new rate. Best effort: no warning when the status cannot
      * be read or nothing measured yet.
@@ -152,10 +152,15 @@ final class TenantsCommand {
             double active = c.path("guarantees").asDouble();
             double guarantees = Math.max(rate, active - previousRate + rate);
             if (capacity > 0 && guarantees > capacity) {
+                // What admission then does depends on admission.guarantee-sharing (docs/admission.md).
+                String then = "proportional".equals(c.path("guaranteeSharing").asText())
+                        ? String.format(java.util.Locale.ROOT, "while they are active, admission scales every guarantee by %.3f", capacity / guarantees)
+                        : "while they all ask for more than their shares, admission shares the pool by demand (weighted max-min: "
+                                + "a tenant asking less than its share keeps all it asks, the others share the rest)";
                 spec.commandLine().getErr().printf(java.util.Locale.ROOT,
                         "warning: pool %s's guarantees would add up to %.1f tokens/s (active tenants' %.1f, this tenant's rate %.1f -> %.1f), "
-                                + "more than it does (%.1f cost units/s): overcommit %.2fx; while they are active, admission scales every guarantee by %.3f%n",
-                        pool, guarantees, active, previousRate, rate, capacity, guarantees / capacity, capacity / guarantees);
+                                + "more than it does (%.1f cost units/s): overcommit %.2fx; %s%n",
+                        pool, guarantees, active, previousRate, rate, capacity, guarantees / capacity, then);
                 spec.commandLine().getErr().flush();
             }
         } catch (Exception e) {

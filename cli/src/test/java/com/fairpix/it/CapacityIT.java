@@ -102,7 +102,8 @@ class CapacityIT {
                 int code = cl.execute("tenants", "set", tenant, "--rate", "10001", "--url", "http://127.0.0.1:" + ingest.port(), "--admin-token", Farm.ADMIN_TOKEN);
                 assertThat(code).as(err.toString()).isZero();
                 assertThat(err.toString()).contains("warning: pool cpu's guarantees would add up to")
-                        .contains("this tenant's rate 10000.0 -> 10001.0").contains("more than it does");
+                        .contains("this tenant's rate 10000.0 -> 10001.0").contains("more than it does")
+                        .contains("shares the pool by demand (weighted max-min");
             } finally {
                 worker.stop(Duration.ofSeconds(10));
             }
