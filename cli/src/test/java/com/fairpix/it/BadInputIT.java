@@ -94,7 +94,8 @@ class BadInputIT {
         assertThat(farm.client().get(key, "/v1/jobs/" + id).statusCode()).isEqualTo(200);
     }
 
-    private static JsonNode assertProblem(HttpResponse<String> response, int status, String slug) throws Exception {
+    /** Asserts an RFC 9457 problem answer: status, media type, type URI, title and detail; returns its body. */
+    static JsonNode assertProblem(HttpResponse<String> response, int status, String slug) throws Exception {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(ct -> assertThat(ct).startsWith("application/problem+json"));
         JsonNode body = Json.mapper().readTree(response.body());
