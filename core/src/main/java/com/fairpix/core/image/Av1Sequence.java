@@ -37,13 +37,13 @@ final class Av1Sequence {
                 size = to - at;
             }
             if (size < 0 || size > to - at) size = to - at; // the part we have; the header comes first
-            if (type == OBU_SEQUENCE_HEADER) return sequenceHeader(new Bits(d, at, (int) (at + size)));
+            if (type == OBU_SEQUENCE_HEADER) return sequenceHeader(new BitReader(d, at, (int) (at + size)));
             at += (int) size;
         }
         return null;
     }
 
-    private static long[] sequenceHeader(Bits b) {
+    private static long[] sequenceHeader(BitReader b) {
         try {
             b.skip(3); // seq_profile
             b.skip(1); // still_picture
@@ -85,47 +85,6 @@ final class Av1Sequence {
             return new long[] {w, h};
         } catch (IndexOutOfBoundsException e) {
             return null; // the header ends early: no size from it
-        }
-    }
-
-    /** Big-endian bit reader over {@code d[from, to)}; reading past the end throws IndexOutOfBoundsException. */
-    private static final class Bits {
-        private final byte[] d;
-        private final int to;
-        private long pos;
-
-        Bits(byte[] d, int from, int to) {
-            this.d = d;
-            this.to = to;
-            this.pos = (long) from * 8;
-        }
-
-        long bits(int n) {
-            long v = 0;
-            for (int i = 0; i < n; i++) {
-                int byteAt = (int) (pos >> 3);
-                if (byteAt >= to) throw new IndexOutOfBoundsException("end of sequence header");
-                v = (v << 1) | ((d[byteAt] >> (7 - (pos & 7))) & 1);
-                pos++;
-            }
-            return v;
-        }
-
-        boolean flag() {
-            return bits(1) != 0;
-        }
-
-        void skip(int n) {
-            bits(n);
-        }
-
-        /** §4.10.3 uvlc(). */
-        long uvlc() {
-            int zeros = 0;
-            while (!flag()) {
-                if (++zeros >= 32) return (1L << 32) - 1;
-            }
-            return bits(zeros) + (1L << zeros) - 1;
         }
     }
 }

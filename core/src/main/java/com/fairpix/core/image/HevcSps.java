@@ -68,7 +68,7 @@ final class HevcSps {
             rbsp[n++] = (byte) b;
         }
         try {
-            Bits r = new Bits(rbsp, n);
+            BitReader r = new BitReader(rbsp, 0, n);
             r.bits(4); // sps_video_parameter_set_id
             int subLayers = (int) r.bits(3); // sps_max_sub_layers_minus1
             r.bits(1); // sps_temporal_id_nesting_flag
@@ -91,37 +91,6 @@ final class HevcSps {
             return new long[] {w, h};
         } catch (IndexOutOfBoundsException e) {
             return null;
-        }
-    }
-
-    private static final class Bits {
-        private final byte[] d;
-        private final int length;
-        private long pos;
-
-        Bits(byte[] d, int length) {
-            this.d = d;
-            this.length = length;
-        }
-
-        long bits(int n) {
-            long v = 0;
-            for (int i = 0; i < n; i++) {
-                int at = (int) (pos >> 3);
-                if (at >= length) throw new IndexOutOfBoundsException("end of SPS");
-                v = (v << 1) | ((d[at] >> (7 - (pos & 7))) & 1);
-                pos++;
-            }
-            return v;
-        }
-
-        /** Exp-Golomb ue(v), §9.2; at most 32 leading zeros. */
-        long ue() {
-            int zeros = 0;
-            while (bits(1) == 0) {
-                if (++zeros > 32) throw new IndexOutOfBoundsException("ue(v) too long");
-            }
-            return (1L << zeros) - 1 + bits(zeros);
         }
     }
 }
