@@ -130,7 +130,8 @@ public final class ProcessingThreads {
     }
 
     private void startThread(JobScheduler.Slot slot, String name) {
-        threads.add(Thread.ofPlatform().name(name).start(() -> {
+        // Listed before it starts: a job it takes at once must find it among the live threads.
+        Thread thread = Thread.ofPlatform().name(name).unstarted(() -> {
             if (slot == JobScheduler.Slot.SHARED) {
                 try {
                     if (sharedNice > 0) CpuPriority.lowerCurrentThread(sharedNice);
@@ -139,7 +140,9 @@ public final class ProcessingThreads {
                 }
             }
             loop(slot);
-        }));
+        });
+        threads.add(thread);
+        thread.start();
     }
 
     /** Abandons every job running longer than {@link #abandonAfter} at {@code nowNanos}; see there. */
