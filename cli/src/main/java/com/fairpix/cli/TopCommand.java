@@ -32,11 +32,12 @@ final class TopCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         while (true) {
             JsonNode all = api.get("/admin/v1/pools");
+            JsonNode status = ingestStatus();
             if (options.json()) {
-                ClientOptions.printJson(out, all);
+                ClientOptions.printJson(out, json(all, status));
             } else {
                 if (!once) out.print("\033[H\033[2J"); // home + clear: redraw in place
-                frame(out, all, ingestStatus());
+                frame(out, all, status);
             }
             out.flush();
             if (once) return Fairpix.OK;
@@ -51,6 +52,17 @@ final class TopCommand implements Callable<Integer> {
         } catch (Exception e) {
             return null;
         }
+    }
+
+    /**
+     * What {@code -o json} prints: the autoscaler's {@code /admin/v1/pools} object as it is, plus
+     * {@code admission}: per pool, the tenants asking most and their guarantees (the ingest status's
+     * {@code capacity}), or null when the ingest API did not answer, as the text frame shows both.
+     */
+    static JsonNode json(JsonNode all, JsonNode status) {
+        com.fasterxml.jackson.databind.node.ObjectNode out = all.deepCopy();
+        out.set("admission", status == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : status.path("capacity"));
+        return out;
     }
 
     static void frame(PrintWriter out, JsonNode all) {

@@ -48,4 +48,21 @@ class TopFrameTest {
         assertThat(frame).containsPattern("cpu\\s+quiet1\\s+3\\.15\\s+7\\.90\\s+10\\.0");
         assertThat(frame.indexOf("noisy")).isLessThan(frame.indexOf("quiet1"));
     }
+
+    /** {@code -o json} carries the admission view beside the autoscaler's pools, as the text frame does. */
+    @Test
+    void theJsonOutputCarriesTheAdmissionViewBesideThePools() throws Exception {
+        var pools = Json.mapper().readTree("""
+                {"actuator":"local","pools":[{"pool":"cpu","mode":"auto"}]}
+                """);
+        var status = Json.mapper().readTree("""
+                {"capacity":{"cpu":{"guaranteeSharing":"max-min","tenants":[{"tenant":"noisy","demand":400.0,"guarantee":47.4}]}}}
+                """);
+        var json = TopCommand.json(pools, status);
+        assertThat(json.at("/pools/0/pool").asText()).isEqualTo("cpu");
+        assertThat(json.at("/admission/cpu/tenants/0/tenant").asText()).isEqualTo("noisy");
+        assertThat(json.at("/admission/cpu/guaranteeSharing").asText()).isEqualTo("max-min");
+        assertThat(TopCommand.json(pools, null).get("admission").isNull()).as("ingest not answering").isTrue();
+        assertThat(pools.has("admission")).as("the autoscaler's object is not changed").isFalse();
+    }
 }
