@@ -93,6 +93,8 @@ public enum Setting {
     BREAKER_FAILURE_RATE("overload.breaker.failure-rate", "50", number().above(0).atMost(100), "percent of failed calls (in the breaker's window) that opens a dependency's circuit breaker"),
     BREAKER_SLOW_CALL_RATE("overload.breaker.slow-call-rate", "80", number().above(0).atMost(100), "percent of slow calls (in the window) that opens a dependency's circuit breaker"),
     BREAKER_SLOW_CALL_MS("overload.breaker.slow-call-ms", "1000", whole().atLeast(1), "a dependency call slower than this counts as slow, milliseconds"),
+    BREAKER_SLOW_CALL_BYTES_PER_SECOND("overload.breaker.slow-call-bytes-per-second", "8388608", whole().atLeast(1),
+            "throughput an object store call is allowed: a call moving n bytes counts as slow only past slow-call-ms + n / this (one tenant's big objects are not an outage), bytes per second"),
     BREAKER_WINDOW_CALLS("overload.breaker.window-calls", "20", integer().atLeast(1), "calls in a breaker's count-based sliding window"),
     BREAKER_MINIMUM_CALLS("overload.breaker.minimum-calls", "5", integer().atLeast(1), "calls a breaker needs in its window before it may open"),
     BREAKER_OPEN_MS("overload.breaker.open-ms", "5000", whole().atLeast(1), "how long an open breaker rejects every call before it lets half-open probes through, milliseconds"),

@@ -95,7 +95,7 @@ public final class S3ObjectStore implements ObjectStore {
     public byte[] get(String key, long maxBytes) {
         try (InputStream in = open(key)) {
             byte[] data = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
-            if (data.length > maxBytes) throw new IllegalStateException("object " + key + " is over the limit of " + maxBytes + " bytes");
+            if (data.length > maxBytes) throw new ObjectTooLargeException(key, maxBytes);
             return data;
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("reading " + key + ": " + e.getMessage(), e);
