@@ -35,10 +35,10 @@ class GuardedObjectStoreBreakerTest {
 
     @Test
     void bigObjectsSlowOnlyBecauseTheyAreBigLeaveTheBreakerClosed() {
-        callNanos = Duration.ofSeconds(4).toNanos(); // 24 MiB at 6 MiB/s: allowed 1 s + 3 s
-        byte[] big = new byte[(int) (24 * MIB)];
-        for (int i = 0; i < 20; i++) store.put("tenants/a/originals/" + i, big, "image/png");
-        for (int i = 0; i < 20; i++) store.get("tenants/a/originals/" + i, 50 * MIB);
+        callNanos = Duration.ofMillis(1900).toNanos(); // 8 MiB at 4.2 MiB/s: allowed 1 s + 1 s
+        byte[] big = new byte[(int) (8 * MIB)];
+        for (int i = 0; i < 20; i++) store.put("tenants/a/originals/big", big, "image/png");
+        for (int i = 0; i < 20; i++) store.get("tenants/a/originals/big", 50 * MIB);
         assertThat(s3.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
         assertThat(s3.getMetrics().getNumberOfSlowCalls()).isZero();
     }
@@ -52,8 +52,8 @@ class GuardedObjectStoreBreakerTest {
 
     @Test
     void aBigObjectSlowerThanItsAllowanceIsSlow() {
-        callNanos = Duration.ofMillis(4100).toNanos(); // 24 MiB: allowed 4 s
-        store.put("tenants/a/x", new byte[(int) (24 * MIB)], "image/png");
+        callNanos = Duration.ofMillis(2100).toNanos(); // 8 MiB: allowed 2 s
+        store.put("tenants/a/x", new byte[(int) (8 * MIB)], "image/png");
         assertThat(s3.getMetrics().getNumberOfSlowSuccessfulCalls()).isEqualTo(1);
         assertThat(store.judged(Duration.ofSeconds(4).toNanos(), 24 * MIB)).isEqualTo(Duration.ofSeconds(1).toNanos());
     }
