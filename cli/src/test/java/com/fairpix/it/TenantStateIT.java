@@ -83,17 +83,19 @@ class TenantStateIT {
         }
     }
 
-    /** Every key of the tenant's slot and of the due sets that names it (SCAN: the stack's Redis is one node). */
+    /**
+     * Every key with the tenant's hash tag (a pattern with a hash tag: a Redis Cluster client scans
+     * the one node holding that slot). The keys outside it that name the tenant (its due set, the
+     * farm-wide sets' members) are checked one by one above.
+     */
     static List<String> tenantKeys(UnifiedJedis redis, String tenant) {
         List<String> out = new ArrayList<>();
-        for (String pattern : List.of("fp:{" + tenant + "}:*", "fp:*" + tenant + "*")) {
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = redis.scan(cursor, new ScanParams().match(pattern).count(1000));
-                for (String k : page.getResult()) if (!out.contains(k)) out.add(k);
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        }
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = redis.scan(cursor, new ScanParams().match("fp:{" + tenant + "}:*").count(1000));
+            for (String k : page.getResult()) if (!out.contains(k)) out.add(k);
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
         return out;
     }
 }
