@@ -49,6 +49,42 @@ class JobStoreIT {
     }
 
     /**
+     * Issue 33: a page is read in one script, ends before the record that would pass its bytes, and
+     * the tenant's index is bounded: it expires one retention after the last job, and ids older than
+     * a retention leave it at the next create.
+     */
+    @Test
+    void aPageIsBoundedInBytesAndTheIndexExpires() {
+        try (UnifiedJedis redis = Redis.connect(Farm.config().get(Setting.REDIS_URL))) {
+            JobStore jobs = JobStore.redis(redis, 60);
+            String tenant = Farm.tenantId("it-store-page");
+            java.time.Clock clock = java.time.Clock.systemUTC();
+            List<String> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                String id = com.fairpix.core.job.JobIds.next(java.time.Clock.offset(clock, java.time.Duration.ofMillis(i)));
+                ids.add(id);
+                jobs.create(record(tenant, id));
+            }
+            long one = redis.hget(RedisKeys.job(tenant, ids.get(0)), "json").length();
+            JobStore.Page page = jobs.list(tenant, null, 100, 2 * one + one / 2);
+            assertThat(page.jobs()).extracting(JobRecord::id).containsExactly(ids.get(4), ids.get(3));
+            assertThat(page.nextCursor()).isEqualTo(ids.get(3));
+            assertThat(jobs.list(tenant, page.nextCursor(), 100, Long.MAX_VALUE).jobs()).extracting(JobRecord::id)
+                    .containsExactly(ids.get(2), ids.get(1), ids.get(0));
+            assertThat(redis.ttl(RedisKeys.jobIndex(tenant))).as("the index expires").isBetween(1L, 60L);
+            // A job created 2 minutes later (retention 60 s) drops the older ids from the index.
+            JobRecord later = record(tenant, com.fairpix.core.job.JobIds.next(java.time.Clock.offset(clock, java.time.Duration.ofMinutes(2))));
+            later = new JobRecord(later.id(), tenant, later.state(), later.pool(), Instant.now().plusSeconds(120), null, null, null,
+                    later.original(), later.spec(), Map.of(), null, 0);
+            jobs.create(later);
+            assertThat(redis.zrange(RedisKeys.jobIndex(tenant), 0, -1)).containsExactly(later.id());
+            redis.del(RedisKeys.jobIndex(tenant));
+            for (String id : ids) redis.del(RedisKeys.job(tenant, id));
+            redis.del(RedisKeys.job(tenant, later.id()));
+        }
+    }
+
+    /**
      * A transition Redis already applied is applied again when re-sent with the same record (a
      * cluster client re-sends a command after a read timeout): the worker must not read "not
      * applied" and skip the job's completion event. Another record into the same state is still refused.

@@ -38,6 +38,7 @@ import com.fairpix.webhooks.WebhookAdmin;
 import com.fairpix.core.job.SpecLimits;
 import com.fairpix.ingest.http.UploadReader;
 import com.fairpix.ingest.http.RefusalBudget;
+import com.fairpix.ingest.http.ReadBudget;
 import com.fairpix.ingest.http.UploadSlots;
 import com.fairpix.ingest.capacity.FarmCapacity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -95,11 +96,11 @@ public final class IngestApi implements AutoCloseable {
         UnifiedJedis admissionRedis = Redis.connectWithoutRetries(config.get(Setting.REDIS_URL));
         Admission admission = Admissions.redis(admissionRedis, admissionConfig, capacity, registry, tenantTags, clock, nanos);
         Breakers breakers = Breakers.of(settings.breakers()).bindTo(registry);
-        ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3));
+        ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3), settings.breakers().slowCallBytesPerSecond(), nanos);
         String host = config.get(Setting.BIND_HOST);
         com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);
         WebhookAdmin webhookAdmin = new WebhookAdmin(DeliveryStore.redis(redis, webhooks.retention()), tenants::update, webhookGuard, webhooks.secretOverlap(), clock);
-        TenantAdmin tenantAdmin = new TenantAdmin(tenants, webhookAdmin);
+        TenantAdmin tenantAdmin = new TenantAdmin(tenants, webhookAdmin, new com.fairpix.core.tenant.TenantPurge(redis)::purge);
 
         service.ready("redis", () -> com.fairpix.core.redis.Redis.ready(redis));
         service.ready("s3", objects::ping);
@@ -125,8 +126,9 @@ public final class IngestApi implements AutoCloseable {
         RefusalBudget refusals = new RefusalBudget(settings.refusalsPerSecond(), settings.refusalBurst(), settings.refusalHold(), nanos, Thread::sleep);
         service.openApi("/openapi/ingest.yaml")
                 .routes(Routes.all(new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
-                                refusals,
-                                specLimits.maxSpecBytes(), registry),
+                                refusals, new ReadBudget(config.decimal(Setting.INGEST_TENANT_READS_PER_SECOND),
+                                        config.decimal(Setting.INGEST_TENANT_READ_BURST), nanos),
+                                config.longValue(Setting.INGEST_LIST_MAX_BYTES), specLimits.maxSpecBytes(), registry),
                         new TenantsController(auth, tenantAdmin), new ApiKeysController(auth, tenantAdmin), new AdminJobsController(auth, jobs),
                         new WebhooksController(auth, tenantAdmin, webhookAdmin),
                         new StatusController(auth, overload, capacity, pools)))

@@ -93,7 +93,8 @@ public final class Worker implements AutoCloseable {
         io.github.resilience4j.circuitbreaker.CircuitBreaker s3Breaker = breakers.get(com.fairpix.core.resilience.Dependency.S3);
         java.util.function.BooleanSupplier s3Down = () -> s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN
                 || s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.FORCED_OPEN;
-        ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker), settings.maxResultBytes());
+        ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker,
+                settings.breakers().slowCallBytesPerSecond(), nanos), settings.maxResultBytes());
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
                 new TenantTags(registry, settings.tenantLabels(), nanos), clock,
                 settings.maxAttempts(), Duration.ofMillis(500), new AdmissionLeases(redis)::release);

@@ -8,11 +8,18 @@ package com.fairpix.core.image;
 final class ByteWindow {
     private static final int SIZE = 64 * 1024;
     private final ByteSource src;
+    private final int size;
     private byte[] buf = new byte[0];
     private long start;
 
     ByteWindow(ByteSource src) {
+        this(src, SIZE);
+    }
+
+    /** @param size bytes read at a time: small for a walk that jumps (JPEG segment headers), 64 KiB for one that streams */
+    ByteWindow(ByteSource src, int size) {
         this.src = src;
+        this.size = size;
     }
 
     /** Bytes readable. */
@@ -25,7 +32,7 @@ final class ByteWindow {
         if (pos < 0 || pos >= src.length()) return -1;
         if (pos < start || pos >= start + buf.length) {
             start = pos;
-            buf = src.read(pos, (int) Math.min(SIZE, src.length() - pos));
+            buf = src.read(pos, (int) Math.min(size, src.length() - pos));
         }
         return buf[(int) (pos - start)] & 0xFF;
     }

@@ -184,35 +184,62 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
      */
     public static final int MAX_JPEG_SCANS = 500;
 
+    /**
+     * The frame header of a JPEG: segments are walked by their lengths from the prefix {@code d},
+     * and past it over {@code src}, reading each segment's header alone (metadata segments, ICC or XMP, may push
+     * the frame header megabytes in): a header anywhere in the file is found without holding more
+     * than the prefix and a few bytes.
+     */
     private static ImageHeader jpeg(byte[] d, boolean checkEnd, ByteSource src) throws HeaderException {
+        // Past the prefix only segment headers are read: 16 bytes at a time, not a 64 KiB window per jump.
+        ByteWindow w = src.length() > d.length ? new ByteWindow(src, 16) : null;
         int orientation = 1;
-        int i = 2;
-        while (i + 4 <= d.length) {
-            if ((d[i] & 0xFF) != 0xFF) throw new HeaderException("jpeg: marker expected at byte " + i);
-            int marker = d[i + 1] & 0xFF;
+        long i = 2;
+        while (at(d, w, i + 3) >= 0) {
+            if (at(d, w, i) != 0xFF) throw new HeaderException("jpeg: marker expected at byte " + i);
+            int marker = at(d, w, i + 1);
             if (marker == 0xFF) { i++; continue; } // fill byte
             if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) { i += 2; continue; }
-            if (marker == 0xD9 || marker == 0xDA) break; // EOI or start of scan before any SOF
-            int len = u16be(d, i + 2);
+            if (marker == 0xD9 || marker == 0xDA) throw new HeaderException("jpeg: no frame header (SOF) found"); // EOI or scan before any SOF
+            int len = (at(d, w, i + 2) << 8) | at(d, w, i + 3);
             if (len < 2) throw new HeaderException("jpeg: bad segment length at byte " + i);
-            int seg = i + 4;
-            if (marker == 0xE1 && seg + 6 <= d.length && d[seg] == 'E' && d[seg + 1] == 'x' && d[seg + 2] == 'i' && d[seg + 3] == 'f') {
-                orientation = exifOrientation(d, seg + 6, Math.min(d.length, i + 2 + len));
-            }
+            long seg = i + 4;
+            if (marker == 0xE1) orientation = exif(d, src, seg, i + 2 + len, orientation);
             boolean sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
             if (sof) {
-                if (seg + 5 > d.length) throw new HeaderException("jpeg: truncated SOF segment", true);
-                int height = u16be(d, seg + 1);
-                int width = u16be(d, seg + 3);
+                if (at(d, w, seg + 4) < 0) throw new HeaderException("jpeg: truncated SOF segment", true);
+                int height = (at(d, w, seg + 1) << 8) | at(d, w, seg + 2);
+                int width = (at(d, w, seg + 3) << 8) | at(d, w, seg + 4);
                 boolean progressive = marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE;
-                int components = seg + 6 <= d.length ? d[seg + 5] & 0xFF : 0;
+                int components = Math.max(0, at(d, w, seg + 5));
                 boolean buffered = progressive || multiScan(new ByteWindow(src), i + 2 + len, components);
                 return new ImageHeader(ImageFormat.JPEG, width, height, orientation, false, checkEnd && jpegComplete(d), progressive, 1,
                         false, false, buffered, (long) width * height);
             }
             i += 2 + len;
         }
-        throw new HeaderException("jpeg: no frame header (SOF) found", i + 4 > d.length);
+        throw new HeaderException("jpeg: no frame header (SOF) found", true);
+    }
+
+    /** The byte at {@code pos}: from the prefix, else through the window over the file; -1 past the end. */
+    private static int at(byte[] d, ByteWindow w, long pos) throws HeaderException {
+        if (pos < d.length) return d[(int) pos] & 0xFF;
+        return w == null ? -1 : w.at(pos);
+    }
+
+    /** The orientation an APP1 segment ({@code seg} to {@code end}) gives when it is Exif; {@code current} otherwise. */
+    private static int exif(byte[] d, ByteSource src, long seg, long end, int current) throws HeaderException {
+        if (end <= d.length) {
+            int s = (int) seg;
+            if (s + 6 <= d.length && d[s] == 'E' && d[s + 1] == 'x' && d[s + 2] == 'i' && d[s + 3] == 'f') return exifOrientation(d, s + 6, (int) end);
+            return current;
+        }
+        // A segment past the prefix: read on its own (at most 64 KiB, a segment's largest).
+        long stop = Math.min(end, src.length());
+        if (stop - seg < 6) return current;
+        byte[] b = src.read(seg, (int) (stop - seg));
+        if (b[0] == 'E' && b[1] == 'x' && b[2] == 'i' && b[3] == 'f') return exifOrientation(b, 6, b.length);
+        return current;
     }
 
     /**

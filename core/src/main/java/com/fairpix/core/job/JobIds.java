@@ -19,6 +19,11 @@ public final class JobIds {
         return new UUID(msb, lsb).toString();
     }
 
+    /** The smallest id of a job created at {@code epochMillis}: every id made before sorts below it. */
+    public static String floor(long epochMillis) {
+        return new UUID(Math.max(0, epochMillis) << 16, 0).toString();
+    }
+
     /** True for the canonical lower-case UUID text form; anything else can never name a job. */
     public static boolean isValid(String id) {
         return id != null && id.length() == 36 && id.matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");

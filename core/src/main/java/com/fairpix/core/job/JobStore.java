@@ -50,13 +50,23 @@ public interface JobStore {
     /** True when the event of the job's current terminal state was published. */
     boolean eventSent(JobRecord job);
 
+    /** A page's most bytes of job records when the caller names none, 1 MiB ({@code api.list-max-bytes}'s default). */
+    long DEFAULT_PAGE_BYTES = 1L << 20;
+
+    /** {@link #list(String, String, int, long)} within {@link #DEFAULT_PAGE_BYTES}. */
+    default Page list(String tenant, String cursor, int limit) {
+        return list(tenant, cursor, limit, DEFAULT_PAGE_BYTES);
+    }
+
     /**
-     * A page of a tenant's jobs, newest first.
+     * A page of a tenant's jobs, newest first, read in one round trip.
      *
-     * @param cursor the last id of the previous page, or null for the first page
-     * @param limit  1–100
+     * @param cursor   the last id of the previous page, or null for the first page
+     * @param limit    1–100
+     * @param maxBytes the page's most bytes of records (their JSON): it ends before the record that
+     *                 would pass this, with a next cursor; it always holds at least one record
      */
-    Page list(String tenant, String cursor, int limit);
+    Page list(String tenant, String cursor, int limit, long maxBytes);
 
     /** @param found the state before the call; null when the record does not exist */
     record Transition(boolean applied, JobState found) {}

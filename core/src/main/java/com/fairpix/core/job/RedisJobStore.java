@@ -19,12 +19,47 @@ import redis.clients.jedis.params.SetParams;
  * redelivery) cannot move a DONE job back to RUNNING.
  */
 final class RedisJobStore implements JobStore {
-    /** KEYS[1] the record, KEYS[2] the tenant's index; ARGV: state, json, retention s, job id. */
+    /**
+     * KEYS[1] the record, KEYS[2] the tenant's index; ARGV: state, json, retention s, job id, the
+     * index's floor (the smallest id of a job created one retention ago). The index is bounded:
+     * ids below the floor go (their records have expired, or will have after one more retention at
+     * most), and the whole index expires one retention after the tenant's last job.
+     */
     private static final String CREATE = """
             redis.call('HSET', KEYS[1], 'state', ARGV[1], 'json', ARGV[2])
             redis.call('EXPIRE', KEYS[1], ARGV[3])
             redis.call('ZADD', KEYS[2], 0, ARGV[4])
+            redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. ARGV[5])
+            redis.call('EXPIRE', KEYS[2], ARGV[3])
             return 1
+            """;
+
+    /**
+     * One page in one round trip. KEYS[1] the tenant's index; ARGV: the upper bound ({@code +} or
+     * {@code (cursor}), the page's most jobs, its most bytes of record JSON, the prefix of a record's
+     * key (the tenant's slot: every key read shares the index's hash tag). Returns the next cursor
+     * ({@code ""} at the end) and the records' JSON. A page holds at least one record; an id whose
+     * record expired leaves the index on the way.
+     */
+    private static final String LIST = """
+            local ids = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, tonumber(ARGV[2]))
+            local out = {''}
+            local bytes = 0
+            local last = nil
+            local full = false
+            for _, id in ipairs(ids) do
+              local json = redis.call('HGET', ARGV[4] .. id, 'json')
+              if json then
+                if #out > 1 and bytes + #json > tonumber(ARGV[3]) then full = true; break end
+                bytes = bytes + #json
+                out[#out + 1] = json
+              else
+                redis.call('ZREM', KEYS[1], id)
+              end
+              last = id
+            end
+            if last and (full or #ids == tonumber(ARGV[2])) then out[1] = last end
+            return out
             """;
 
     /**
@@ -67,7 +102,8 @@ final class RedisJobStore implements JobStore {
     @Override
     public void create(JobRecord job) {
         redis.eval(CREATE, List.of(RedisKeys.job(job.tenant(), job.id()), RedisKeys.jobIndex(job.tenant())),
-                List.of(job.state().name(), Json.write(job), Long.toString(retentionSeconds), job.id()));
+                List.of(job.state().name(), Json.write(job), Long.toString(retentionSeconds), job.id(),
+                        JobIds.floor(job.createdAt().toEpochMilli() - retentionSeconds * 1000)));
         redis.set(RedisKeys.jobOwner(job.id()), job.tenant(), SetParams.setParams().ex(retentionSeconds));
     }
 
@@ -104,16 +140,13 @@ final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public Page list(String tenant, String cursor, int limit) {
+    public Page list(String tenant, String cursor, int limit, long maxBytes) {
         String max = cursor == null ? "+" : "(" + cursor;
-        List<String> ids = redis.zrevrangeByLex(RedisKeys.jobIndex(tenant), max, "-", 0, limit);
-        List<JobRecord> jobs = new ArrayList<>(ids.size());
-        for (String id : ids) {
-            Optional<JobRecord> job = get(tenant, id);
-            if (job.isPresent()) jobs.add(job.get());
-            else redis.zrem(RedisKeys.jobIndex(tenant), id); // expired record: drop its index entry
-        }
-        String next = ids.size() == limit ? ids.get(ids.size() - 1) : null;
-        return new Page(jobs, next);
+        List<?> out = (List<?>) redis.eval(LIST, List.of(RedisKeys.jobIndex(tenant)),
+                List.of(max, Integer.toString(limit), Long.toString(maxBytes), RedisKeys.job(tenant, "")));
+        List<JobRecord> jobs = new ArrayList<>(out.size() - 1);
+        for (Object json : out.subList(1, out.size())) jobs.add(Json.read(String.valueOf(json), JobRecord.class));
+        String next = String.valueOf(out.get(0));
+        return new Page(jobs, next.isEmpty() ? null : next);
     }
 }

@@ -13,7 +13,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * never count against its circuit breaker, or one tenant's bad requests (a key S3 calls too long,
  * a record Kafka calls too large) would open a farm-wide breaker and pause every tenant.
  *
- * <p>Client errors: a missing object; S3 4xx other than 401/403 (credentials: the whole farm's
+ * <p>Client errors: a missing object, an object over the caller's size limit; S3 4xx other than 401/403 (credentials: the whole farm's
  * problem), 408 and 429 (the service is slow or throttling); Kafka's record-too-large,
  * batch-too-large, invalid-topic and serialization errors. Wrapping exceptions
  * ({@code ExecutionException}, {@code CompletionException}, ...) are looked through.
@@ -26,7 +26,7 @@ public final class ClientErrors {
     /** True when {@code t}, or an exception it wraps, is a client error. */
     public static boolean is(Throwable t) {
         for (Throwable c = t, prev = null; c != null && c != prev; prev = c, c = c.getCause()) {
-            if (c instanceof ObjectStore.ObjectNotFoundException) return true;
+            if (c instanceof ObjectStore.ObjectNotFoundException || c instanceof ObjectStore.ObjectTooLargeException) return true;
             if (c instanceof S3Exception s3) {
                 int status = s3.statusCode();
                 return status >= 400 && status < 500 && !DEPENDENCY_4XX.contains(status);

@@ -31,7 +31,7 @@ public interface ObjectStore extends AutoCloseable {
      *
      * @param maxBytes refuse objects larger than this, bytes
      * @throws ObjectNotFoundException when there is no such key
-     * @throws IllegalStateException   when the object is larger than {@code maxBytes}
+     * @throws ObjectTooLargeException when the object is larger than {@code maxBytes}
      */
     byte[] get(String key, long maxBytes);
 
@@ -56,5 +56,21 @@ public interface ObjectStore extends AutoCloseable {
         public ObjectNotFoundException(String key) {
             super("no object at " + key);
         }
+    }
+
+    /**
+     * An object larger than the caller's limit: an answer about one request (the tenant named a
+     * too-large object), never a sign that the store is down.
+     */
+    final class ObjectTooLargeException extends IllegalStateException {
+        private final long limit;
+
+        public ObjectTooLargeException(String key, long limit) {
+            super("object " + key + " is over the limit of " + limit + " bytes");
+            this.limit = limit;
+        }
+
+        /** The limit the object passed, bytes. */
+        public long limit() { return limit; }
     }
 }

@@ -83,19 +83,31 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public void put(String key, byte[] data, String contentType) {
-        s3.putObject(b -> b.bucket(bucket).key(key).contentType(contentType).contentLength((long) data.length), RequestBody.fromBytes(data));
+        s3.putObject(b -> b.bucket(bucket).key(key).contentType(contentType).contentLength((long) data.length)
+                .overrideConfiguration(o -> timeouts(o, data.length)), RequestBody.fromBytes(data));
     }
 
     @Override
     public void put(String key, java.nio.file.Path file, long size, String contentType) {
-        s3.putObject(b -> b.bucket(bucket).key(key).contentType(contentType).contentLength(size), RequestBody.fromFile(file));
+        s3.putObject(b -> b.bucket(bucket).key(key).contentType(contentType).contentLength(size)
+                .overrideConfiguration(o -> timeouts(o, size)), RequestBody.fromFile(file));
+    }
+
+    /**
+     * A put's timeouts scaled to its size (issue 33): the client's 10 s per attempt and 30 s per call,
+     * plus 1 s per MiB (at least 1 MiB/s), so one tenant's 50 MiB original is not a timeout, a
+     * failure its breaker would count, where a small object's 10 s would be.
+     */
+    static void timeouts(software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration.Builder o, long bytes) {
+        Duration perSize = Duration.ofSeconds(Math.max(0, bytes) >> 20);
+        o.apiCallAttemptTimeout(Duration.ofSeconds(10).plus(perSize)).apiCallTimeout(Duration.ofSeconds(30).plus(perSize.multipliedBy(3)));
     }
 
     @Override
     public byte[] get(String key, long maxBytes) {
         try (InputStream in = open(key)) {
             byte[] data = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
-            if (data.length > maxBytes) throw new IllegalStateException("object " + key + " is over the limit of " + maxBytes + " bytes");
+            if (data.length > maxBytes) throw new ObjectTooLargeException(key, maxBytes);
             return data;
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("reading " + key + ": " + e.getMessage(), e);

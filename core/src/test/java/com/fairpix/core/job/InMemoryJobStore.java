@@ -68,15 +68,23 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
-    public Page list(String tenant, String cursor, int limit) {
+    public Page list(String tenant, String cursor, int limit, long maxBytes) {
         NavigableSet<String> ids = index.getOrDefault(tenant, new ConcurrentSkipListSet<>()).descendingSet();
         List<JobRecord> jobs = new ArrayList<>();
         String last = null;
+        long bytes = 0;
+        boolean full = false;
         for (String id : cursor == null ? ids : ids.tailSet(cursor, false)) {
             if (jobs.size() == limit) break;
-            get(tenant, id).ifPresent(jobs::add);
+            JobRecord job = get(tenant, id).orElse(null);
+            if (job != null) {
+                long size = com.fairpix.core.json.Json.write(job).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+                if (!jobs.isEmpty() && bytes + size > maxBytes) { full = true; break; }
+                bytes += size;
+                jobs.add(job);
+            }
             last = id;
         }
-        return new Page(jobs, jobs.size() == limit ? last : null);
+        return new Page(jobs, full || jobs.size() == limit ? last : null);
     }
 }

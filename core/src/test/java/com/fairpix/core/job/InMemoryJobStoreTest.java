@@ -34,6 +34,19 @@ class InMemoryJobStoreTest {
     }
 
     @Test
+    void aPageEndsBeforeTheRecordThatWouldPassItsBytesAndHoldsAtLeastOne() {
+        JobStore jobs = new InMemoryJobStore();
+        for (String id : new String[] {"j1", "j2", "j3", "j4"}) jobs.create(queued("acme", id));
+        long one = com.fairpix.core.json.Json.write(jobs.get("acme", "j1").orElseThrow()).length();
+        JobStore.Page first = jobs.list("acme", null, 100, 2 * one + one / 2);
+        assertThat(first.jobs()).extracting(JobRecord::id).containsExactly("j4", "j3");
+        assertThat(first.nextCursor()).isEqualTo("j3");
+        assertThat(jobs.list("acme", null, 100, 1).jobs()).extracting(JobRecord::id).containsExactly("j4");
+        assertThat(jobs.list("acme", "j2", 100, 1).jobs()).extracting(JobRecord::id).containsExactly("j1");
+        assertThat(jobs.list("acme", "j2", 100, 1).nextCursor()).isNull();
+    }
+
+    @Test
     void aJobIsItsTenantsOnlyAndListedNewestFirstInPages() {
         JobStore jobs = new InMemoryJobStore();
         for (String id : new String[] {"j1", "j2", "j3"}) jobs.create(queued("acme", id));

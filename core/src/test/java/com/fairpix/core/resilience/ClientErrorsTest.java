@@ -22,6 +22,7 @@ class ClientErrorsTest {
     void classifiesAnswersAndOutages() {
         assertThat(ClientErrors.is(s3(400, "KeyTooLongError"))).isTrue();
         assertThat(ClientErrors.is(new ObjectStore.ObjectNotFoundException("k"))).isTrue();
+        assertThat(ClientErrors.is(new ObjectStore.ObjectTooLargeException("k", 10))).as("the tenant's own too-large asset").isTrue();
         assertThat(ClientErrors.is(new ExecutionException(new RecordTooLargeException("1 MiB")))).isTrue();
         assertThat(ClientErrors.is(s3(503, "SlowDown"))).isFalse();
         assertThat(ClientErrors.is(s3(403, "AccessDenied"))).as("credentials: every tenant's problem").isFalse();

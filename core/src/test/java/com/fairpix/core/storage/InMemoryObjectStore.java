@@ -25,7 +25,7 @@ public final class InMemoryObjectStore implements ObjectStore {
     public byte[] get(String key, long maxBytes) {
         byte[] d = objects.get(key);
         if (d == null) throw new ObjectNotFoundException(key);
-        if (d.length > maxBytes) throw new IllegalStateException(key + " is over " + maxBytes + " bytes");
+        if (d.length > maxBytes) throw new ObjectTooLargeException(key, maxBytes);
         return d.clone();
     }
 

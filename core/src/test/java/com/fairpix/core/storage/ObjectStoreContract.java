@@ -86,7 +86,7 @@ public abstract class ObjectStoreContract {
     @Test
     void getRefusesAnObjectLargerThanItsLimitAndReadsOneOfExactlyTheLimit() {
         store().put(key("limit"), bytes(100, 7), "image/jpeg");
-        assertThatThrownBy(() -> store().get(key("limit"), 99)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> store().get(key("limit"), 99)).isInstanceOf(ObjectStore.ObjectTooLargeException.class);
         assertThat(store().get(key("limit"), 100)).hasSize(100);
     }
 

@@ -21,11 +21,21 @@ import java.util.Set;
 public final class TenantAdmin {
     private final TenantStore tenants;
     private final WebhookAdmin webhooks;
+    private final java.util.function.Consumer<String> purge;
 
     /** @param webhooks checks webhook URLs at registration and makes tenants' signing secrets */
     public TenantAdmin(TenantStore tenants, WebhookAdmin webhooks) {
+        this(tenants, webhooks, tenant -> { });
+    }
+
+    /**
+     * @param purge removes a deleted tenant's state (buckets, quota, leases, held jobs, webhook
+     *              deliveries and queues: {@link com.fairpix.core.tenant.TenantPurge})
+     */
+    public TenantAdmin(TenantStore tenants, WebhookAdmin webhooks, java.util.function.Consumer<String> purge) {
         this.tenants = tenants;
         this.webhooks = webhooks;
+        this.purge = purge;
     }
 
     /** A new API key, shown once: its tenant, its id (what lists and revocations name) and the key. */
@@ -114,7 +124,8 @@ public final class TenantAdmin {
     }
 
     /**
-     * Deletes the tenant: its keys revoked, its record kept as a tombstone (deleting again is the same).
+     * Deletes the tenant: its keys revoked, its state purged, its record kept as a tombstone
+     * (deleting again is the same, and purges again). Job records keep their own retention.
      *
      * @throws Rejected not found
      */
@@ -123,6 +134,7 @@ public final class TenantAdmin {
         Tenant deleted = current.state() == TenantState.DELETED ? current
                 : tenants.update(current.id(), t -> t.withState(TenantState.DELETED)).orElseThrow();
         tenants.revokeAllKeys(current.id());
+        purge.accept(current.id());
         return deleted;
     }
 

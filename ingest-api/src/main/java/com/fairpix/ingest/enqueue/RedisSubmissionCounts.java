@@ -17,13 +17,14 @@ import redis.clients.jedis.UnifiedJedis;
  */
 final class RedisSubmissionCounts implements SubmissionCounts {
     private static final Logger log = LoggerFactory.getLogger(RedisSubmissionCounts.class);
-    /** KEYS: job count, cost sum (both per second, 120 s TTL), active tenants; ARGV: cost, epoch second, tenant. */
+    /** KEYS: job count, cost sum (both per second, 120 s TTL), active tenants (members an hour old leave); ARGV: cost, epoch second, tenant. */
     private static final String COUNT_SUBMISSION = """
             redis.call('INCR', KEYS[1])
             redis.call('EXPIRE', KEYS[1], 120)
             redis.call('INCRBYFLOAT', KEYS[2], ARGV[1])
             redis.call('EXPIRE', KEYS[2], 120)
             redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+            redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[2] - 3600)
             return 1
             """;
 

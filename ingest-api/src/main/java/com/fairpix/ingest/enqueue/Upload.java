@@ -18,10 +18,18 @@ import java.nio.file.Path;
  */
 public record Upload(Path file, long size, String sha256) implements AutoCloseable {
 
-    /** How much of the start of the file the header sniffing reads first: JPEG frame headers sit after APPn segments of up to 64 KiB each. */
-    public static final int HEAD_BYTES = 512 * 1024;
-    /** How far a JPEG's frame header is looked for when it is not in the first {@link #HEAD_BYTES} (large ICC or XMP segments). */
-    public static final int MAX_HEADER_BYTES = 16 * 1024 * 1024;
+    /**
+     * How much of the start of the file the header sniffing holds: the size of the upload's reading
+     * buffer (64 KiB), so the header read counts in the upload's memory as one more buffer. What
+     * lies further (a JPEG frame header behind megabytes of ICC or XMP segments, GIF frames, JPEG
+     * scans, a TIFF directory, a HEIF meta box) is read from the file through one 64 KiB window.
+     */
+    public static final int HEAD_BYTES = 64 * 1024;
+    /**
+     * The most heap the header read holds at once: the head, one window over the file, and an Exif
+     * segment past the head (a segment is at most 64 KiB).
+     */
+    public static final int HEADER_MEMORY_BYTES = 3 * 64 * 1024;
 
     /**
      * The first {@link #HEAD_BYTES} bytes (all of a smaller file).
@@ -33,10 +41,10 @@ public record Upload(Path file, long size, String sha256) implements AutoCloseab
     }
 
     /**
-     * The image's header, parsed once from the first {@link #HEAD_BYTES}, or from up to
-     * {@link #MAX_HEADER_BYTES} only when those ran out before the header did (a JPEG whose
-     * metadata segments push its frame header further): memory per upload stays small, and a
-     * malformed header is refused from the first read. A TIFF's directory and a HEIF's meta box,
+     * The image's header, parsed once from the first {@link #HEAD_BYTES} and, past them, the file
+     * through one 64 KiB window (within {@link #HEADER_MEMORY_BYTES}, whatever the file: issue 33;
+     * was a second read of up to 16 MiB into the heap when a JPEG's frame header lay past 512 KiB).
+     * A malformed header is refused from the first read. A TIFF's directory and a HEIF's meta box,
      * which may lie anywhere in the file, are read from the file with small positional reads; every
      * GIF block and every JPEG scan, which may lie anywhere after the prefix, are walked over the
      * whole file through one 64 KiB window (issue 33). Completeness is not checked
@@ -47,12 +55,7 @@ public record Upload(Path file, long size, String sha256) implements AutoCloseab
      * @throws UncheckedIOException when the temporary file cannot be read
      */
     public ImageHeader header() throws ImageHeader.HeaderException {
-        try {
-            return ImageHeader.readPrefix(head(HEAD_BYTES), ByteSource.of(file, size));
-        } catch (ImageHeader.HeaderException e) {
-            if (!e.truncated() || size <= HEAD_BYTES) throw e;
-            return ImageHeader.readPrefix(head(MAX_HEADER_BYTES), ByteSource.of(file, size));
-        }
+        return ImageHeader.readPrefix(head(HEAD_BYTES), ByteSource.of(file, size));
     }
 
     private byte[] head(int max) {

@@ -35,6 +35,8 @@ public final class JobController {
     private final UploadReader uploads;
     private final UploadSlots slots;
     private final RefusalBudget refusals;
+    private final ReadBudget reads;
+    private final long listMaxBytes;
     private final int specMaxBytes;
     private final io.micrometer.core.instrument.Counter refusalsCharged;
     private final io.micrometer.core.instrument.Counter refusalsThrottled;
@@ -43,11 +45,15 @@ public final class JobController {
      * @param uploads      reads bodies into temporary files within their limits
      * @param slots        this node's caps on uploads in flight
      * @param refusals     what this node spends on each tenant's refused uploads
+     * @param reads        each tenant's read rate on this node ({@code ingest.tenant-reads-per-second})
+     * @param listMaxBytes the most bytes of job records in one page ({@code ingest.list-max-bytes})
      * @param specMaxBytes {@code spec.max-bytes}
      */
     public JobController(Authenticator auth, JobSubmitter submitter, JobStore jobs, ObjectStore objects, Clock clock, Admission admission,
-                         UploadReader uploads, UploadSlots slots, RefusalBudget refusals, int specMaxBytes,
+                         UploadReader uploads, UploadSlots slots, RefusalBudget refusals, ReadBudget reads, long listMaxBytes, int specMaxBytes,
                          io.micrometer.core.instrument.MeterRegistry metrics) {
+        this.reads = reads;
+        this.listMaxBytes = listMaxBytes;
         this.uploads = uploads;
         this.slots = slots;
         this.refusals = refusals;
@@ -164,19 +170,24 @@ public final class JobController {
         }
     }
 
-    /** GET /v1/jobs/{id}. */
+    /** GET /v1/jobs/{id}: 1 read token. */
     public void get(Context ctx) {
         Tenant tenant = auth.tenant(ctx.header("Authorization"));
+        reads.take(tenant.id(), 1);
         ctx.json(JobView.of(find(tenant, ctx.pathParam("id"))));
     }
 
-    /** GET /v1/jobs?cursor=&limit=: newest first. */
+    /**
+     * GET /v1/jobs?cursor=&limit=: newest first, read in one Redis round trip, at most
+     * {@code ingest.list-max-bytes} of records a page; 1 read token per 20 jobs asked for.
+     */
     public void list(Context ctx) {
         Tenant tenant = auth.tenant(ctx.header("Authorization"));
         int limit = Pagination.limit(ctx, 20, 100);
         String cursor = ctx.queryParam("cursor");
         if (cursor != null && !JobIds.isValid(cursor)) throw ApiProblem.badRequest("invalid-cursor", "cursor must be a job id from a previous page's nextCursor.");
-        JobStore.Page page = jobs.list(tenant.id(), cursor, limit);
+        reads.take(tenant.id(), ReadBudget.pageCost(limit));
+        JobStore.Page page = jobs.list(tenant.id(), cursor, limit, listMaxBytes);
         List<JobView> views = page.jobs().stream().map(JobView::of).toList();
         if (page.nextCursor() != null) {
             ctx.header("Link", "</v1/jobs?cursor=" + page.nextCursor() + "&limit=" + limit + ">; rel=\"next\"");
@@ -203,9 +214,10 @@ public final class JobController {
         ctx.json(JobView.of(find(tenant, job.id())));
     }
 
-    /** GET /v1/jobs/{id}/results/{variant}: streams the stored result. */
+    /** GET /v1/jobs/{id}/results/{variant}: streams the stored result; 1 read token, and 1 more per MiB it holds. */
     public void result(Context ctx) {
         Tenant tenant = auth.tenant(ctx.header("Authorization"));
+        reads.take(tenant.id(), 1);
         JobRecord job = find(tenant, ctx.pathParam("id"));
         String variant = ctx.pathParam("variant");
         Map<String, JobRecord.Result> results = job.results() == null ? Map.of() : job.results();
@@ -213,6 +225,7 @@ public final class JobController {
         if (result == null) {
             throw ApiProblem.notFound("Job " + job.id() + " has no result '" + variant + "'" + (job.state() == JobState.DONE ? "." : " (the job is " + job.state() + ")."));
         }
+        if (result.size() >= 1 << 20) reads.take(tenant.id(), result.size() >> 20);
         try {
             InputStream in = objects.open(result.key());
             ctx.contentType(result.contentType()).header("Content-Length", Long.toString(result.size())).result(in);

@@ -31,6 +31,34 @@ class UploadTest {
         return out.toByteArray();
     }
 
+    /**
+     * Issue 33: the header read stays within the upload's memory however far the frame header is:
+     * a JPEG whose SOF sits behind 8 MiB of APP2 segments allocates well under 1 MiB to find it
+     * (the old second read took 16 MiB into the heap).
+     */
+    @Test
+    void aFrameHeaderBehindMegabytesOfMetadataIsFoundWithinTheHeaderMemory() throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xD8});
+        for (int i = 0; i < 128; i++) {
+            out.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xE2, (byte) 0xFF, (byte) 0xFF});
+            out.writeBytes(new byte[65533]);
+        }
+        out.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xC0, 0x00, 0x11, 0x08, 0x0B, (byte) 0xB8, 0x0F, (byte) 0xA0, 0x03,
+                0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01, (byte) 0xFF, (byte) 0xD9});
+        byte[] jpeg = out.toByteArray();
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (Upload u = Upload.of(jpeg, dir)) {
+            u.header(); // warm: class loading is not the header's
+            long before = threads.getCurrentThreadAllocatedBytes();
+            ImageHeader h = u.header();
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(h.width()).isEqualTo(4000);
+            assertThat(allocated).as("bytes allocated by the header read").isLessThan(1L << 20);
+            assertThat(Upload.HEADER_MEMORY_BYTES).isLessThan(1 << 20);
+        }
+    }
+
     @Test
     void aFrameHeaderPastTheFirst512KiBIsStillFound() throws Exception {
         byte[] jpeg = jpegWithBigMetadata();
@@ -48,7 +76,7 @@ class UploadTest {
 
     @Test
     void aMalformedHeaderIsRefusedFromTheFirstReadAndARunOutOneIsToldApart() throws Exception {
-        byte[] garbage = new byte[Upload.HEAD_BYTES + 4096];
+        byte[] garbage = new byte[512 * 1024 + 4096];
         garbage[0] = (byte) 0xFF;
         garbage[1] = (byte) 0xD8;
         garbage[2] = (byte) 0xFF; // a JPEG's magic, then a segment of length 0: malformed at byte 2

@@ -67,6 +67,29 @@ public final class RedisDeliveryStore implements DeliveryStore {
             for _, t in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do n = n + redis.call('ZCARD', ARGV[1] .. t) end
             return n
             """;
+    /** KEYS: the tenant's dead set; ARGV: at ms, id, floor ms, retention s. */
+    private static final String MARK_DEAD = """
+            redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+            redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
+            redis.call('EXPIRE', KEYS[1], ARGV[4])
+            return 1
+            """;
+    /**
+     * KEYS: the tenant's disabled URLs; ARGV: url, cap, retention s. Past the cap a random other URL
+     * leaves (it is tried again, and disabled again if it still answers 410); the set expires one
+     * retention after the last URL disabled.
+     */
+    private static final String DISABLE = """
+            redis.call('SADD', KEYS[1], ARGV[1])
+            while redis.call('SCARD', KEYS[1]) > tonumber(ARGV[2]) do
+              local m = redis.call('SRANDMEMBER', KEYS[1])
+              if m ~= ARGV[1] then redis.call('SREM', KEYS[1], m) end
+            end
+            redis.call('EXPIRE', KEYS[1], ARGV[3])
+            return 1
+            """;
+    /** Disabled URLs kept per tenant (each up to 2 KB): 100, about 200 KB at most. */
+    static final int MAX_DISABLED = 100;
     /** No cap: {@code tonumber} of this is larger than any due set. */
     private static final String NO_CAP = "9007199254740991";
 
@@ -86,6 +109,8 @@ public final class RedisDeliveryStore implements DeliveryStore {
         long ms = d.createdAt().toEpochMilli();
         redis.zadd(RedisKeys.webhookDeliveries(d.tenant()), ms, d.id());
         redis.zremrangeByScore(RedisKeys.webhookDeliveries(d.tenant()), Double.NEGATIVE_INFINITY, ms - retention.toMillis());
+        // The index goes one retention after the tenant's last delivery (a deleted tenant's too).
+        redis.expire(RedisKeys.webhookDeliveries(d.tenant()), retention.toSeconds());
         return enqueue(d.tenant(), d.id(), d.nextAttemptAt(), Long.toString(maxPending)) ? Created.QUEUED : Created.OVER_CAP;
     }
 
@@ -174,7 +199,10 @@ public final class RedisDeliveryStore implements DeliveryStore {
 
     @Override
     public void markDead(String tenant, String id, Instant at) {
-        redis.zadd(RedisKeys.webhookDead(tenant), at.toEpochMilli(), id);
+        // Bounded like the index: dead letters older than a retention go (their records have), and
+        // the set expires one retention after the last.
+        redis.eval(MARK_DEAD, List.of(RedisKeys.webhookDead(tenant)),
+                List.of(Long.toString(at.toEpochMilli()), id, Long.toString(at.toEpochMilli() - retention.toMillis()), Long.toString(retention.toSeconds())));
     }
 
     @Override
@@ -189,7 +217,8 @@ public final class RedisDeliveryStore implements DeliveryStore {
 
     @Override
     public void disable(String tenant, String url) {
-        redis.sadd(RedisKeys.webhookDisabled(tenant), url);
+        redis.eval(DISABLE, List.of(RedisKeys.webhookDisabled(tenant)),
+                List.of(url, Integer.toString(MAX_DISABLED), Long.toString(retention.toSeconds())));
     }
 
     @Override

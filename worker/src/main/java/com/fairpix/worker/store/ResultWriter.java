@@ -28,7 +28,12 @@ public final class ResultWriter {
         if (!key.startsWith(StorageKeys.tenantPrefix(message.tenant())) || key.contains("..")) {
             throw new SecurityException("original key " + key + " is outside tenant " + message.tenant() + "'s prefix");
         }
-        return objects.get(key, maxSourceBytes);
+        try {
+            return objects.get(key, maxSourceBytes);
+        } catch (ObjectStore.ObjectTooLargeException e) {
+            throw new Permanent("original-too-large", "the original " + key + " is over the worker's limit of " + maxSourceBytes
+                    + " bytes (ingest.max-upload-bytes)");
+        }
     }
 
     /**
@@ -36,7 +41,8 @@ public final class ResultWriter {
      * was checked at ingest, and is checked again here because the message is the trust boundary.
      *
      * @throws Permanent {@code forbidden-key} outside the tenant's prefix,
-     *                              {@code asset-not-found} when there is no such object
+     *                              {@code asset-not-found} when there is no such object,
+     *                              {@code asset-too-large} when it is over the read limit
      */
     public byte[] readAsset(JobMessage message, String key) {
         if (!key.startsWith(StorageKeys.tenantPrefix(message.tenant())) || key.contains("..")) {
@@ -46,6 +52,11 @@ public final class ResultWriter {
             return objects.get(key, maxSourceBytes);
         } catch (ObjectStore.ObjectNotFoundException e) {
             throw new Permanent("asset-not-found", "no object at " + key);
+        } catch (ObjectStore.ObjectTooLargeException e) {
+            // The tenant's own choice of object: a permanent failure of this job, and (ClientErrors)
+            // no failure of S3's: it counts neither way in the farm-wide breaker.
+            throw new Permanent("asset-too-large", "the object " + key + " is over the limit of " + maxSourceBytes
+                    + " bytes an asset may have (ingest.max-upload-bytes)");
         }
     }
 

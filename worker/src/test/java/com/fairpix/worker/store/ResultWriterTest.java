@@ -39,4 +39,25 @@ class ResultWriterTest {
         assertThatThrownBy(() -> writer.readAsset(message, "tenants/acme/nope.png"))
                 .extracting(e -> ((FairpixException) e).reason()).isEqualTo("asset-not-found");
     }
+
+    @Test
+    void aWatermarkOverTheReadLimitIsAPermanentFailureNotAnS3Failure() {
+        var s3 = com.fairpix.core.resilience.Breakers.of(new com.fairpix.core.resilience.BreakerSettings(50, 80, java.time.Duration.ofSeconds(1),
+                10, 5, java.time.Duration.ofSeconds(5), 2, 95)).get(com.fairpix.core.resilience.Dependency.S3);
+        ResultWriter guarded = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(store, s3), 1 << 20);
+        store.put("tenants/acme/results/old/big.png", new byte[(1 << 20) + 1], "image/png");
+        for (int i = 0; i < 20; i++) {
+            assertThatThrownBy(() -> guarded.readAsset(message, "tenants/acme/results/old/big.png"))
+                    .extracting(e -> ((FairpixException) e).reason()).isEqualTo("asset-too-large");
+        }
+        assertThat(s3.getMetrics().getNumberOfFailedCalls()).as("the tenant's error is not S3's").isZero();
+        assertThat(s3.getState()).isEqualTo(io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
+    }
+
+    @Test
+    void anOriginalOverTheReadLimitIsAPermanentFailure() {
+        store.put(message.original().key(), new byte[(1 << 20) + 1], "image/jpeg");
+        assertThatThrownBy(() -> writer.readOriginal(message))
+                .extracting(e -> ((FairpixException) e).reason()).isEqualTo("original-too-large");
+    }
 }
