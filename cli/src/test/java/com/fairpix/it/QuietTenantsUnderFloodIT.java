@@ -51,7 +51,29 @@ class QuietTenantsUnderFloodIT {
     /** The flood's first seconds, left out of the work-conserving figure: the worker measures itself first. */
     static final int SETTLE_SECONDS = 10;
 
-    record Sent(String tenant, int phase, int status, String retryAfter, String id, Instant at) {}
+    record Sent(String tenant, int phase, int status, String retryAfter, String id, Instant at, Instant answered) {}
+
+    /**
+     * Where a quiet job's submit → done went, in seconds, from its job record and the client's two
+     * instants: {@code admit} send → createdAt (the request, the upload read, admission), {@code store}
+     * createdAt → queuedAt (the original to S3, the record to Redis; queuedAt is the Kafka record's
+     * timestamp, whole ms), {@code wait} queuedAt → startedAt (the broker, the worker's fetch, the
+     * scheduler), {@code run} startedAt → finishedAt (the original read, the image work, the results'
+     * writes, DONE), and {@code answer} queuedAt → the 202 at the client (the broker's ack, the response).
+     */
+    static final String[] STAGES = {"admit", "store", "wait", "run", "answer"};
+
+    static double[] stages(Sent s, JsonNode job) {
+        Instant created = Instant.parse(job.get("createdAt").asText());
+        Instant queued = Instant.parse(job.get("queuedAt").asText());
+        Instant started = Instant.parse(job.get("startedAt").asText());
+        Instant finished = Instant.parse(job.get("finishedAt").asText());
+        return new double[] {secs(s.at(), created), secs(created, queued), secs(queued, started), secs(started, finished), secs(queued, s.answered())};
+    }
+
+    private static double secs(Instant from, Instant to) {
+        return Duration.between(from, to).toNanos() / 1e9;
+    }
 
     @Test
     void quietTenantsAtAThirdOfTheirRateAreNeverRefusedBesideARate200FloodAndTheFlooderGetsWhatTheyLeave() throws Exception {
@@ -143,6 +165,8 @@ class QuietTenantsUnderFloodIT {
                         seconds, seconds, flooder, FLOOD_CONNECTIONS, cost, seconds >= P99_MIN_SECONDS ? "asserted <= 1.5" : "printed only (phases under " + P99_MIN_SECONDS + " s)"));
                 table.append("[QuietTenantsUnderFloodIT] | quiet tenant | alone p50 / p99 | under the flood p50 / p99 | p99 ratio | refused alone | refused under the flood |\n");
                 List<String> problems = new ArrayList<>();
+                List<List<double[]>> breakdown = List.of(new ArrayList<>(), new ArrayList<>());
+                List<List<Object[]>> slowest = List.of(new ArrayList<>(), new ArrayList<>());
                 for (int i = 0; i < QUIET; i++) {
                     List<Double>[] lat = new List[] {new ArrayList<Double>(), new ArrayList<Double>()};
                     int[] refused = new int[2];
@@ -154,7 +178,11 @@ class QuietTenantsUnderFloodIT {
                         }
                         JsonNode job = client.awaitTerminal(quietKey[i], s.id(), Duration.ofSeconds(240));
                         assertThat(job.get("state").asText()).as(job.toString()).isEqualTo("DONE");
-                        lat[s.phase()].add(Duration.between(s.at(), Instant.parse(job.get("finishedAt").asText())).toMillis() / 1000.0);
+                        double total = Duration.between(s.at(), Instant.parse(job.get("finishedAt").asText())).toMillis() / 1000.0;
+                        lat[s.phase()].add(total);
+                        double[] st = stages(s, job);
+                        breakdown.get(s.phase()).add(st);
+                        slowest.get(s.phase()).add(new Object[] {total, "quiet" + (i + 1), st});
                     }
                     Collections.sort(lat[0]);
                     Collections.sort(lat[1]);
@@ -167,6 +195,24 @@ class QuietTenantsUnderFloodIT {
                     // which one collector pause or one flood job just ahead of it decides (seen: 0.13 s alone, 0.87 s under the flood).
                     if (seconds >= P99_MIN_SECONDS && !(ratio <= 1.5)) problems.add(String.format(Locale.ROOT, "quiet%d p99 under the flood %.2f× alone", i + 1, ratio));
                     if (lat[0].size() < seconds - 2 || lat[1].size() < seconds - 2) problems.add("quiet" + (i + 1) + " sent too few jobs");
+                }
+                // Where the time went, all quiet jobs together: p50 / p99 of each stage, alone and under the flood,
+                // and the slowest jobs of each phase stage by stage.
+                table.append("[QuietTenantsUnderFloodIT] stages (s), all quiet jobs: | stage | alone p50 / p99 | under the flood p50 / p99 |\n");
+                for (int k = 0; k < STAGES.length; k++) {
+                    int stage = k;
+                    List<Double> a = breakdown.get(0).stream().map(x -> x[stage]).sorted().toList();
+                    List<Double> f = breakdown.get(1).stream().map(x -> x[stage]).sorted().toList();
+                    table.append(String.format(Locale.ROOT, "[QuietTenantsUnderFloodIT] | %s | %.3f / %.3f | %.3f / %.3f |%n", STAGES[k], pct(a, 0.5), pct(a, 0.99), pct(f, 0.5), pct(f, 0.99)));
+                }
+                for (int ph = 0; ph < 2; ph++) {
+                    List<Object[]> worst = new ArrayList<>(slowest.get(ph));
+                    worst.sort((x, y) -> Double.compare((double) y[0], (double) x[0]));
+                    for (Object[] w : worst.subList(0, Math.min(5, worst.size()))) {
+                        double[] st = (double[]) w[2];
+                        table.append(String.format(Locale.ROOT, "[QuietTenantsUnderFloodIT] slowest %s: %s %.3f s = admit %.3f + store %.3f + wait %.3f + run %.3f (answer %.3f)%n",
+                                ph == 0 ? "alone" : "flood", w[1], (double) w[0], st[0], st[1], st[2], st[3], st[4]));
+                    }
                 }
                 // Work-conserving: the flooder's admitted tokens/s after the flood settled, against C less what the quiet tenants used.
                 Instant from = floodStart.plusSeconds(SETTLE_SECONDS);
@@ -212,10 +258,11 @@ class QuietTenantsUnderFloodIT {
         Instant at = Instant.now();
         try {
             HttpResponse<String> r = client.submitRaw(key, image, "image/jpeg", SPEC);
+            Instant answered = Instant.now();
             String id = r.statusCode() == 202 ? Json.mapper().readTree(r.body()).get("id").asText() : null;
-            return new Sent(tenant, phase, r.statusCode(), r.headers().firstValue("Retry-After").orElse(null), id, at);
+            return new Sent(tenant, phase, r.statusCode(), r.headers().firstValue("Retry-After").orElse(null), id, at, answered);
         } catch (Exception e) {
-            return new Sent(tenant, phase, -1, null, null, at);
+            return new Sent(tenant, phase, -1, null, null, at, Instant.now());
         }
     }
 
