@@ -39,6 +39,11 @@ import org.junit.jupiter.api.Test;
  * the issue's 60 s phases, each quiet tenant's p99 submit → done under the flood is within 1.5× its
  * p99 alone (printed, not asserted, with shorter phases: 30 jobs make the p99 the single slowest job).
  *
+ * <p>Before the first phase the farm is warmed: ten quiet jobs, then a 15 s flood of a tenant of its own,
+ * drained. Each tenant has an HTTP client of its own. Printed too: every stage of the quiet jobs' submit →
+ * done (admit, store, wait, run; see {@link #STAGES}) alone and under the flood, and the slowest jobs
+ * stage by stage (docs/scheduler.md, "Where a quiet job's time goes under a flood").
+ *
  * <p>Each phase lasts {@code FAIRPIX_IT_QUIET_SECONDS} seconds (default 30, to keep the suite's time;
  * the issue's 60 s figures, latency bound included, come from a run with {@code FAIRPIX_IT_QUIET_SECONDS=60}).
  */
