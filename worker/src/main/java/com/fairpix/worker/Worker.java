@@ -103,7 +103,20 @@ public final class Worker implements AutoCloseable {
         java.util.concurrent.ExecutorService finishers = null;
         if (finishingThreads > 0) {
             java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-            finishers = Executors.newFixedThreadPool(finishingThreads, r -> Thread.ofPlatform().daemon().name("fairpix-finish-" + n.getAndIncrement()).unstarted(r));
+            // The finishing threads write the shared slots' jobs (a reserved slot's job writes its own), so
+            // they run at the shared threads' background priority: set here, since a thread otherwise
+            // inherits the nice value of whichever thread first submitted to the pool.
+            int nice = settings.consume().sharedNice();
+            finishers = Executors.newFixedThreadPool(finishingThreads, r -> Thread.ofPlatform().daemon().name("fairpix-finish-" + n.getAndIncrement()).unstarted(() -> {
+                if (nice > 0) {
+                    try {
+                        com.fairpix.worker.consume.CpuPriority.lowerCurrentThread(nice);
+                    } catch (Throwable e) { // a missing native part must not cost the worker its thread
+                        log.warn("finishing thread keeps its CPU priority: {}", e.toString());
+                    }
+                }
+                r.run();
+            }));
             // Each finishing thread has one job's writes running and one waiting: enough to keep the
             // processing threads busy, and a bound on the encoded results held in memory.
             runner.finishOn(finishers, 2 * finishingThreads);

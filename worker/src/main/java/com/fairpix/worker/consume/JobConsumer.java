@@ -151,7 +151,7 @@ public final class JobConsumer implements AutoCloseable {
     public void start() {
         // Threads inherit their creator's nice value: start the retry timer here, not lazily from a shared thread.
         retries.prestartAllCoreThreads();
-        processors = new ProcessingThreads(scheduler, runner::run, held, new ToPollLoop(), listener, () -> dependencyDown.getAsBoolean(),
+        processors = new ProcessingThreads(scheduler, (m, attempt, at, slot) -> runner.run(m, attempt, at, slot == JobScheduler.Slot.RESERVED), held, new ToPollLoop(), listener, () -> dependencyDown.getAsBoolean(),
                 config.sharedThreads(), config.reservedThreads(), config.sharedNice(), nanos);
         processors.abandonAfter(config.abandonAfter(), runner::abandon);
         processors.start();

@@ -25,10 +25,13 @@ public final class ProcessingThreads {
     private static final Logger log = LoggerFactory.getLogger(ProcessingThreads.class);
     private static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
 
-    /** Runs one attempt of a job ({@link JobRunner#run}). */
+    /**
+     * Runs one attempt of a job ({@link JobRunner#run(JobMessage, int, Instant, boolean)}); {@code slot}
+     * is the kind of slot it runs on: a job on a reserved slot writes its own results (see there).
+     */
     @FunctionalInterface
     public interface Runner {
-        JobRunner.Outcome run(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException;
+        JobRunner.Outcome run(JobMessage message, int attempt, Instant enqueuedAt, JobScheduler.Slot slot) throws InterruptedException;
     }
 
     /** What the threads tell the poll loop. Called on processing threads: implementations are thread-safe. */
@@ -266,7 +269,7 @@ public final class ProcessingThreads {
         boolean interrupted = false;
         boolean reported = false;
         try {
-            outcome = runner.run(d.message(), d.attempt(), d.enqueuedAt());
+            outcome = runner.run(d.message(), d.attempt(), d.enqueuedAt(), slot);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             interrupted = true;

@@ -159,7 +159,19 @@ public final class JobRunner {
      *                   the job's {@code queuedAt}, the start of its queue wait
      */
     public Outcome run(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException {
-        Outcome outcome = runOnce(message, attempt, enqueuedAt);
+        return run(message, attempt, enqueuedAt, false);
+    }
+
+    /**
+     * As {@link #run(JobMessage, int, Instant)}.
+     *
+     * @param ownWrites true for a job on a reserved slot (a tenant with nothing running, first in line
+     *                  beside a flood): it writes its results, DONE and event on its own thread, at that
+     *                  thread's normal CPU priority, instead of queueing them behind the flood's writes on
+     *                  the finishing threads (which run at the shared threads' background priority)
+     */
+    public Outcome run(JobMessage message, int attempt, Instant enqueuedAt, boolean ownWrites) throws InterruptedException {
+        Outcome outcome = runOnce(message, attempt, enqueuedAt, ownWrites);
         if (outcome instanceof Outcome.Finishing f) {
             return new Outcome.Finishing(f.outcome().thenApply(o -> {
                 releaseIfFinished(message, o);
@@ -182,7 +194,7 @@ public final class JobRunner {
         }
     }
 
-    private Outcome runOnce(JobMessage message, int attempt, Instant enqueuedAt) throws InterruptedException {
+    private Outcome runOnce(JobMessage message, int attempt, Instant enqueuedAt, boolean ownWrites) throws InterruptedException {
         // The attempt number the record holds once this attempt is written RUNNING (0 until then).
         int[] recorded = new int[1];
         Processed processed;
@@ -196,8 +208,8 @@ public final class JobRunner {
             // before (a poison job beside it halting the JVM, its writes in flight): it finishes on
             // this thread before the thread takes anything else, so a crash loop cannot charge it
             // an attempt for every worker it takes down. A local retry (attempt == recorded) and
-            // a first delivery keep the finishing threads.
-            if (finishers == null || processed.runningJob.attempts() > attempt) {
+            // a first delivery keep the finishing threads, unless on a reserved slot (ownWrites).
+            if (finishers == null || ownWrites || processed.runningJob.attempts() > attempt) {
                 processed.finish();
                 return new Outcome.Finished(true);
             }

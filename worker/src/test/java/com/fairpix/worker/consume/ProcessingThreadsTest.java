@@ -83,7 +83,7 @@ class ProcessingThreadsTest {
     void eachOutcomeIsReportedAndOnlyJobsThatRanAreChargedToTheirTenant() {
         Recorder sink = new Recorder();
         List<String> served = new CopyOnWriteArrayList<>();
-        ProcessingThreads p = threads((m, attempt, at) -> switch (m.jobId()) {
+        ProcessingThreads p = threads((m, attempt, at, slot) -> switch (m.jobId()) {
             case "job-1" -> new JobRunner.Outcome.Finished(true);
             case "job-2" -> new JobRunner.Outcome.Finished(false);
             case "job-3" -> new JobRunner.Outcome.RetryAfter(Duration.ofMillis(500), false);
@@ -100,7 +100,7 @@ class ProcessingThreadsTest {
     void aJobThatThrowsAnErrorIsRedeliveredAndTheThreadGoesOn() throws Exception {
         Recorder sink = new Recorder();
         FifoScheduler<JobConsumer.Delivery> scheduler = new FifoScheduler<>();
-        ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at) -> {
+        ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at, slot) -> {
             if (m.jobId().equals("job-1")) throw new OutOfMemoryError("test: a job too large for the heap");
             if (m.jobId().equals("job-2")) throw new IllegalStateException("test: a bug");
             return new JobRunner.Outcome.Finished(true);
@@ -120,7 +120,7 @@ class ProcessingThreadsTest {
     void aHeldTenantsJobIsParkedAndCommittedWithoutRunningUnlessParkingFails() {
         Recorder sink = new Recorder();
         List<String> ran = new CopyOnWriteArrayList<>();
-        ProcessingThreads p = threads((m, attempt, at) -> {
+        ProcessingThreads p = threads((m, attempt, at, slot) -> {
             ran.add(m.jobId());
             return new JobRunner.Outcome.Finished(true);
         }, t -> t.equals("suspended"), sink, new CopyOnWriteArrayList<>());
@@ -135,7 +135,7 @@ class ProcessingThreadsTest {
     void aStoppingWorkerHandsATakenJobBackUncommitted() {
         Recorder sink = new Recorder();
         List<String> ran = new CopyOnWriteArrayList<>();
-        ProcessingThreads p = threads((m, attempt, at) -> {
+        ProcessingThreads p = threads((m, attempt, at, slot) -> {
             ran.add(m.jobId());
             return new JobRunner.Outcome.Finished(true);
         }, t -> false, sink, new CopyOnWriteArrayList<>());
@@ -154,7 +154,7 @@ class ProcessingThreadsTest {
         Thread[] stuckThread = new Thread[1];
         List<String> abandoned = new CopyOnWriteArrayList<>();
         List<String> served = new CopyOnWriteArrayList<>();
-        ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at) -> {
+        ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at, slot) -> {
             if (m.jobId().equals("job-1")) {
                 stuckThread[0] = Thread.currentThread();
                 stuck.countDown();
@@ -204,7 +204,7 @@ class ProcessingThreadsTest {
         Recorder sink = new Recorder();
         List<String> served = new CopyOnWriteArrayList<>();
         java.util.Map<String, java.util.concurrent.CompletableFuture<JobRunner.Outcome>> writes = new java.util.concurrent.ConcurrentHashMap<>();
-        ProcessingThreads p = threads((m, attempt, at) -> new JobRunner.Outcome.Finishing(
+        ProcessingThreads p = threads((m, attempt, at, slot) -> new JobRunner.Outcome.Finishing(
                 writes.computeIfAbsent(m.jobId(), k -> new java.util.concurrent.CompletableFuture<>())), t -> false, sink, served);
         assertThat(p.runOne(item("a", 1))).isTrue();
         assertThat(p.runOne(item("a", 2))).as("the thread takes the next job while the first one's writes run").isTrue();
@@ -224,7 +224,7 @@ class ProcessingThreadsTest {
     void stopWaitsForTheWritesOfProcessedJobs() throws Exception {
         Recorder sink = new Recorder();
         java.util.concurrent.CompletableFuture<JobRunner.Outcome> write = new java.util.concurrent.CompletableFuture<>();
-        ProcessingThreads p = threads((m, attempt, at) -> new JobRunner.Outcome.Finishing(write), t -> false, sink, new CopyOnWriteArrayList<>());
+        ProcessingThreads p = threads((m, attempt, at, slot) -> new JobRunner.Outcome.Finishing(write), t -> false, sink, new CopyOnWriteArrayList<>());
         assertThat(p.runOne(item("a", 1))).isTrue();
         Thread stopping = Thread.currentThread();
         Thread.ofPlatform().start(() -> {
@@ -244,7 +244,7 @@ class ProcessingThreadsTest {
         com.fairpix.worker.schedule.FairScheduler<JobConsumer.Delivery> fair = new com.fairpix.worker.schedule.FairScheduler<>(t -> 1.0, t -> 1, 1, 0);
         Recorder sink = new Recorder();
         java.util.Map<String, java.util.concurrent.CompletableFuture<JobRunner.Outcome>> writes = new java.util.concurrent.ConcurrentHashMap<>();
-        ProcessingThreads p = new ProcessingThreads(fair, (m, attempt, at) -> new JobRunner.Outcome.Finishing(
+        ProcessingThreads p = new ProcessingThreads(fair, (m, attempt, at, slot) -> new JobRunner.Outcome.Finishing(
                 writes.computeIfAbsent(m.jobId(), k -> new java.util.concurrent.CompletableFuture<>())), t -> false, sink, (t, c, s) -> {}, () -> false, 1, 0, 0,
                 clock::nanoTime);
         fair.add(item("a", 1));

@@ -117,6 +117,26 @@ class JobRunnerTest {
     }
 
     @Test
+    void aJobOnAReservedSlotWritesItsOwnResultsInsteadOfQueueingBehindTheFinishingThreads() throws Exception {
+        objects.put(ORIGINAL, jpeg, "image/jpeg");
+        JobMessage m = queued(0, JobState.QUEUED);
+        List<Runnable> queuedWrites = new java.util.ArrayList<>();
+        JobRunner runner = runner().finishOn(queuedWrites::add, 2);
+
+        assertThat(runner.run(m, 1, T0, true)).as("written on this thread").isEqualTo(new JobRunner.Outcome.Finished(true));
+        assertThat(queuedWrites).isEmpty();
+        assertThat(stored().state()).isEqualTo(JobState.DONE);
+
+        // A shared slot's job hands its writes over: nothing is written until a finishing thread runs them.
+        JobMessage other = new JobMessage(JobMessage.SCHEMA_VERSION, "j2", "acme", "cpu", m.original(), m.spec(), 1, T0);
+        jobs.create(new JobRecord("j2", "acme", JobState.QUEUED, "cpu", T0, null, null, null, m.original(), m.spec(), Map.of(), null, 0));
+        assertThat(runner.run(other, 1, T0, false)).isInstanceOf(JobRunner.Outcome.Finishing.class);
+        assertThat(jobs.get("acme", "j2").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        queuedWrites.forEach(Runnable::run);
+        assertThat(jobs.get("acme", "j2").orElseThrow().state()).isEqualTo(JobState.DONE);
+    }
+
+    @Test
     void aPermanentErrorFailsTheJobAtOnceWithOneDeadLetter() throws Exception {
         objects.put(ORIGINAL, "not an image".getBytes(), "image/jpeg");
         JobMessage m = queued(0, JobState.QUEUED);
