@@ -18,7 +18,8 @@
 -- KEYS[3] the tenant's state as releases before 2026-12 kept it (a hash fp:{t}:adm), read when
 --         KEYS[1] is missing and deleted when KEYS[1] is first written, so an upgrade keeps
 --         today's quota counts
--- ARGV: 1 now µs or '' (use Redis TIME; tests pass a time), 2 op ('decide'|'charge'), 3 cost,
+-- ARGV: 1 now µs or '' (use Redis TIME; tests pass a time), 2 op ('decide'|'charge'|'peek': the state
+--       now, charging and writing nothing), 3 cost,
 --       4 rate, 5 burst, 6 ceil rate (0 = no borrowing), 7 ceil burst,
 --       8 pool tokens the node reserved for this decision (the cost, or 0 when its lease is short),
 --       9 µs until the pool could lend the cost (the node's estimate; used when ARGV[8] < cost),
@@ -76,6 +77,10 @@ local function save()
     if borrow then qt = now end
     redis.call('SET', KEYS[1], struct.pack('dddddd', p, now, q, qt, day, dc), 'PX', ceildiv(keep, 1000) + 1000)
   end
+end
+
+if op == 'peek' then
+  return {1, 0, 0, 0, p, dc, redis.call('ZCOUNT', KEYS[2], string.format('(%.0f', now), '+inf'), 0, now, 0}
 end
 
 if op == 'charge' then

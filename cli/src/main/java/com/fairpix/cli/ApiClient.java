@@ -150,6 +150,38 @@ final class ApiClient {
         return r.body();
     }
 
+    /**
+     * A GET whose 2xx body is copied to {@code out} as it arrives (a large export is never held
+     * whole); a non-2xx answer throws as {@link #get} does. Over {@link java.net.HttpURLConnection},
+     * not the {@code HttpClient} of the other calls: for a one-shot command reading a big body it
+     * costs a quarter of the CPU (a month of 10,000 tenants' usage, 26 MB: 0.5 s against 1.9 s,
+     * docs/usage.md).
+     */
+    void stream(String path, java.io.Writer out) throws IOException {
+        java.net.HttpURLConnection c = (java.net.HttpURLConnection) URI.create(baseUrl + path).toURL().openConnection();
+        try {
+            c.setConnectTimeout(10_000);
+            c.setReadTimeout(60_000);
+            if (bearer != null && !bearer.isBlank()) c.setRequestProperty("Authorization", "Bearer " + bearer);
+            int status;
+            try {
+                status = c.getResponseCode();
+            } catch (java.net.ConnectException e) {
+                throw unreachable(e);
+            }
+            Exchanges.exchanged("GET", URI.create(baseUrl + path), status, c.getContentType(), null);
+            if (status / 100 != 2) {
+                java.io.InputStream err = c.getErrorStream();
+                throw failure(status, err == null ? "" : new String(err.readAllBytes(), StandardCharsets.UTF_8));
+            }
+            try (java.io.InputStream body = c.getInputStream()) {
+                new java.io.InputStreamReader(body, StandardCharsets.UTF_8).transferTo(out);
+            }
+        } finally {
+            c.disconnect();
+        }
+    }
+
     private HttpRequest.Builder request(String path) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60));
         if (bearer != null && !bearer.isBlank()) b.header("Authorization", "Bearer " + bearer);

@@ -26,6 +26,12 @@ public final class Exchanges {
         observer = o;
     }
 
+    /** An exchange made without {@code HttpClient} (a streamed body, not observed: null). */
+    static void exchanged(String method, URI uri, int status, String contentType, String body) {
+        Observer o = observer;
+        if (o != null) o.exchanged(method, uri, status, contentType, body);
+    }
+
     static void exchanged(java.net.http.HttpRequest request, java.net.http.HttpResponse<?> response) {
         Observer o = observer;
         if (o == null) return;

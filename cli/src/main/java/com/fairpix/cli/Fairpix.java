@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             ScaleCommand.class,
             TopCommand.class,
             StatusCommand.class,
+            UsageCommand.class,
             ConfigCommand.class,
             DemoCommand.class,
             CompletionCommand.class,

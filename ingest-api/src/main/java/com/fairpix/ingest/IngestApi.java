@@ -26,6 +26,7 @@ import com.fairpix.ingest.http.JobController;
 import com.fairpix.ingest.http.Routes;
 import com.fairpix.ingest.http.StatusController;
 import com.fairpix.ingest.http.TenantsController;
+import com.fairpix.ingest.http.UsageController;
 import com.fairpix.ingest.http.WebhooksController;
 import com.fairpix.ingest.overload.OverloadConfig;
 import com.fairpix.ingest.overload.OverloadGuard;
@@ -131,7 +132,8 @@ public final class IngestApi implements AutoCloseable {
                                 config.longValue(Setting.INGEST_LIST_MAX_BYTES), specLimits.maxSpecBytes(), registry),
                         new TenantsController(auth, tenantAdmin), new ApiKeysController(auth, tenantAdmin), new AdminJobsController(auth, jobs),
                         new WebhooksController(auth, tenantAdmin, webhookAdmin),
-                        new StatusController(auth, overload, capacity, pools)))
+                        new StatusController(auth, overload, capacity, pools),
+                        new UsageController(auth, admission, com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)), clock)))
                 .stopFirst(capacity, overload, directory)
                 .closeLast(producer, objects, admissionRedis, redis);
         return new IngestApi(service.start(host, port, "ingest-api started"), directory, overload, refusals);

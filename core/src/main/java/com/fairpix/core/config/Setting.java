@@ -63,6 +63,8 @@ public enum Setting {
     INGEST_REFUSAL_HOLD_MS("ingest.refusal-hold-ms", "1000", whole().between(0, 30_000), "how long a too-many-refusals 429 is held before it is answered, ms (a client retrying at once waits instead of looping; at most 4 a tenant and 256 a node held, beyond that the 429 is at once); 0 = answer at once"),
     INGEST_UPLOAD_DIR("ingest.upload-dir", "", text(), "folder for uploads being read (one temporary file per upload, deleted after the answer); empty = the system temp folder"),
     JOB_RETENTION_SECONDS("jobs.retention-seconds", "604800", whole().atLeast(1), "how long job records stay in Redis, in seconds"),
+    USAGE_RETENTION_DAYS("usage.retention-days", "400", integer().between(1, 3660), "how long the per-tenant daily usage roll-ups (docs/usage.md) stay in Redis, in days after the day ends; the admin export and /v1/usage read nothing older"),
+    USAGE_HOURLY_RETENTION_DAYS("usage.hourly-retention-days", "14", integer().between(1, 3660), "how long the per-tenant hourly usage roll-ups stay in Redis, in days after the hour's day ends (the jobs-by-state window of /v1/usage reads them)"),
     WORKER_POOL("worker.pool", "cpu", oneOf(Pool.NAMES), "pool a worker consumes: cpu or gpu"),
     WORKER_THREADS("worker.threads", "0", integer().atLeast(0), "processing threads per worker that any tenant may fill; 0 = number of cores"),
     WORKER_FINISHING_THREADS("worker.finishing-threads", "4", integer().atLeast(0), "threads that write a processed job's results to S3, its DONE record and its event, so the processing threads only decode, process and encode; 0 = the processing thread writes its own job's results"),

@@ -135,6 +135,22 @@ public final class RedisKeys {
      */
     public static String admissionPool(String pool) { return poolTag(pool) + ":adm"; }
 
+    /**
+     * Hash of one UTC day's measured usage: field = tenant id, value = its figures
+     * ({@code UsageTotals.encode}). Hash tag {@code {usage:<yyyy-MM-dd>}}: the day's hour hashes and
+     * counted set share its slot, so one script updates all three (one slot per day on a cluster,
+     * written once per finished job). Expires {@code usage.retention-days} after the day.
+     */
+    public static String usageDay(java.time.LocalDate day) { return usageTag(day) + ":day"; }
+
+    /** Hash of one UTC hour's measured usage (hour 0-23 of {@code day}), as {@link #usageDay}; expires {@code usage.hourly-retention-days} after the day. */
+    public static String usageHour(java.time.LocalDate day, int hour) { return usageTag(day) + ":h:" + (hour < 10 ? "0" : "") + hour; }
+
+    /** Set of the ids of the jobs counted into {@link #usageDay} (each job once); expires {@code jobs.retention-seconds} after the day. */
+    public static String usageCounted(java.time.LocalDate day) { return usageTag(day) + ":counted"; }
+
+    private static String usageTag(java.time.LocalDate day) { return "fp:{usage:" + day + "}"; }
+
     /** {@code fp:{pool:<pool>}}: the prefix, and Redis Cluster hash tag, of a pool's keys. */
     private static String poolTag(String pool) { return "fp:{pool:" + pool + "}"; }
 

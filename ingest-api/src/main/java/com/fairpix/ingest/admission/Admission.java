@@ -37,6 +37,15 @@ public interface Admission {
      */
     void charge(Tenant tenant, long costNano);
 
+    /**
+     * The tenant's standing now, charging and writing nothing: a {@link Decision} of cost 0 with the
+     * tokens left in its guaranteed bucket, today's quota count, its live concurrency leases and the
+     * limits that apply (GET /v1/usage).
+     */
+    default Decision standing(Tenant tenant) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not report a standing");
+    }
+
     /** Frees the concurrency lease of a job that became terminal (idempotent). */
     void release(String tenant, String jobId);
 }

@@ -7,7 +7,10 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A job as the tenant API shows it: storage keys hidden, each result with its download link. */
+/**
+ * A job as the tenant API shows it: storage keys hidden, each result with its download link, and
+ * what its image work cost ({@code usage}: CPU ms, peak resident bytes; null until measured).
+ */
 public record JobView(
         String id,
         JobState state,
@@ -21,6 +24,7 @@ public record JobView(
         Map<String, Result> results,
         JobRecord.Error error,
         int attempts,
+        JobRecord.Usage usage,
         String self) {
 
     /** @param size bytes; width/height pixels */
@@ -38,6 +42,6 @@ public record JobView(
         }
         JobRecord.Original o = job.original();
         return new JobView(job.id(), job.state(), job.pool(), job.createdAt(), job.queuedAt(), job.startedAt(), job.finishedAt(),
-                new Original(o.format(), o.size(), o.sha256(), o.width(), o.height()), job.spec(), results, job.error(), job.attempts(), self);
+                new Original(o.format(), o.size(), o.sha256(), o.width(), o.height()), job.spec(), results, job.error(), job.attempts(), job.usage(), self);
     }
 }

@@ -9,13 +9,15 @@ public final class Routes {
 
     /** Registers every route on the app it is given ({@link com.fairpix.core.http.ServiceBootstrap#routes}). */
     public static Consumer<Javalin> all(JobController jobs, TenantsController tenants, ApiKeysController keys, AdminJobsController adminJobs,
-                                        WebhooksController webhooks, StatusController status) {
+                                        WebhooksController webhooks, StatusController status,
+                                        UsageController usage) {
         return app -> {
             app.post("/v1/jobs", jobs::submit);
             app.get("/v1/jobs", jobs::list);
             app.get("/v1/jobs/{id}", jobs::get);
             app.delete("/v1/jobs/{id}", jobs::cancel);
             app.get("/v1/jobs/{id}/results/{variant}", jobs::result);
+            app.get("/v1/usage", usage::tenant);
 
             app.post("/admin/v1/tenants", tenants::create);
             app.get("/admin/v1/tenants", tenants::list);
@@ -29,6 +31,7 @@ public final class Routes {
             app.delete("/admin/v1/tenants/{id}/keys/{keyId}", keys::revoke);
             app.get("/admin/v1/jobs/{id}", adminJobs::get);
             app.get("/admin/v1/status", status::status);
+            app.get("/admin/v1/usage", usage::admin);
             app.post("/admin/v1/tenants/{id}/webhook-secret", webhooks::rotateSecret);
             app.get("/admin/v1/tenants/{id}/webhooks", webhooks::list);
             app.post("/admin/v1/tenants/{id}/webhooks/replay-failed", webhooks::replayFailed);

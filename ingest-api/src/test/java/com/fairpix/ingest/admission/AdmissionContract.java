@@ -86,6 +86,29 @@ public abstract class AdmissionContract {
     }
 
     @Test
+    void theStandingReportsTokensQuotaAndLeasesAndChargesNothing() {
+        Admission a = node(AdmissionConfig.defaults(), clock);
+        Tenant t = tenant(id("a-standing"), 10, 10, 100, 5);
+        Decision fresh = a.standing(t);
+        assertThat(fresh.remainingNano()).isEqualTo(tokens(10));
+        assertThat(fresh.dailyUsed()).isZero();
+        assertThat(fresh.leases()).isZero();
+        assertThat(a.decide(t, tokens(4), "job-1").allowed()).isTrue();
+        assertThat(a.decide(t, tokens(2), "job-2").allowed()).isTrue();
+        after(0.1);
+        Decision now = a.standing(t);
+        assertThat(now.remainingNano()).as("10 - 6 + 0.1 s x 10/s").isEqualTo(tokens(5));
+        assertThat(now.dailyUsed()).isEqualTo(2);
+        assertThat(now.leases()).isEqualTo(2);
+        assertThat(now.limits().dailyQuota()).isEqualTo(100);
+        assertThat(a.standing(t).remainingNano()).as("asking again charged nothing").isEqualTo(tokens(5));
+        assertThat(a.decide(t, tokens(5), "job-3").allowed()).as("the standing's tokens are all there").isTrue();
+        a.release(t.id(), "job-1");
+        assertThat(a.standing(t).leases()).isEqualTo(2);
+        assertThat(a.standing(t).dailyUsed()).isEqualTo(3);
+    }
+
+    @Test
     void tenYearsIdleRefillsToTheBurstNotBeyond() {
         Admission a = node(AdmissionConfig.defaults(), clock);
         Tenant t = tenant(id("a2"), 1, 1);

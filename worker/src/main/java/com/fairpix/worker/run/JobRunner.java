@@ -10,6 +10,7 @@ import com.fairpix.core.job.JobStore;
 import com.fairpix.core.log.LogSafe;
 import com.fairpix.core.metrics.MetricNames;
 import com.fairpix.core.metrics.TenantTags;
+import com.fairpix.core.usage.UsageLedger;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.store.ResultWriter;
@@ -63,6 +64,7 @@ public final class JobRunner {
     private final Duration baseBackoff;
     private final BiConsumer<String, String> releaseLease;
     private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
+    private volatile UsageLedger usage = UsageLedger.NONE;
     private java.util.concurrent.Executor finishers;
     private java.util.concurrent.Semaphore finishSlots;
 
@@ -141,6 +143,12 @@ public final class JobRunner {
         if (inFlight < 1) throw new IllegalArgumentException("inFlight must be >= 1, got " + inFlight);
         this.finishers = finishers;
         this.finishSlots = new java.util.concurrent.Semaphore(inFlight);
+        return this;
+    }
+
+    /** Where each finished job's measured usage is counted (docs/usage.md); none unless set. */
+    public JobRunner recordUsageIn(UsageLedger ledger) {
+        this.usage = ledger;
         return this;
     }
 
@@ -388,6 +396,7 @@ public final class JobRunner {
                     .record(Duration.between(runningJob.queuedAt(), started));
         }
         Timer.Sample sample = Timer.start(metrics);
+        long cpuStarted = threadCpuNanos();
         byte[] original;
         try {
             original = results.readOriginal(message);
@@ -395,7 +404,11 @@ public final class JobRunner {
             throw new Permanent("forbidden-key", e.getMessage());
         }
         Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec(), key -> results.readAsset(message, key));
-        return new Processed(message, runningJob, outputs, sample);
+        long cpu = threadCpuNanos();
+        // The thread's CPU time is the job's: OpenCV runs single-threaded on it (OpenCv.load). Peak
+        // memory cannot be told apart per job inside one JVM: 0, not measured (docs/usage.md).
+        JobRecord measured = cpuStarted < 0 || cpu < 0 ? runningJob : runningJob.withUsage(new JobRecord.Usage((cpu - cpuStarted) / 1_000_000, 0));
+        return new Processed(message, measured, outputs, sample);
     }
 
     /** A job whose images are made: its results, its DONE transition and its event are left to write. */
@@ -426,8 +439,14 @@ public final class JobRunner {
         }
     }
 
-    /** Publishes the job's terminal event (same event id on every try), then notes it was sent. */
+    /**
+     * Counts the finished job's measured usage (once: the ledger marks it), publishes its terminal
+     * event (same event id on every try), then notes it was sent. The usage goes first: a job whose
+     * event is not marked sent is published again on redelivery, so a count lost to a crash or an
+     * outage here is made then.
+     */
     private void publish(JobRecord job) {
+        if (job.state() == JobState.DONE || job.state() == JobState.FAILED) usage.record(job);
         events.publish(JobEvent.of(job, job.finishedAt()));
         jobs.markEventSent(job);
     }
@@ -453,5 +472,11 @@ public final class JobRunner {
             publish(failed);
             metrics.counter(MetricNames.JOBS_COMPLETED, "state", "FAILED", "tenant", tenantTags.tag(message.tenant())).increment();
         }
+    }
+
+    /** This thread's CPU time, nanoseconds; -1 where the JVM cannot tell. */
+    private static long threadCpuNanos() {
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        return bean.isCurrentThreadCpuTimeSupported() ? bean.getCurrentThreadCpuTime() : -1;
     }
 }

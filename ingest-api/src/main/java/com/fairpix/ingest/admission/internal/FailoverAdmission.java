@@ -69,6 +69,18 @@ public final class FailoverAdmission implements Admission {
     }
 
     @Override
+    public Decision standing(Tenant tenant) {
+        if (clock.millis() >= downUntilMillis.get()) {
+            try {
+                return shared.standing(tenant);
+            } catch (JedisException e) {
+                if (!Redis.isOutage(e)) throw e;
+            }
+        }
+        return local.standing(tenant).asFallback();
+    }
+
+    @Override
     public void charge(Tenant tenant, long cost) {
         try {
             shared.charge(tenant, cost);

@@ -181,6 +181,20 @@ public final class LocalAdmission implements Admission {
     }
 
     @Override
+    public Decision standing(Tenant tenant) {
+        Limits l = limits(tenant, tenant.pool());
+        long now = micros(clock.instant());
+        TenantState s = tenants.get(tenant.id());
+        if (s == null) return new Decision(true, java.util.Set.of(), java.util.Set.of(), 0, 0, l.burstNano(), 0, 0, 0, now, l, false);
+        synchronized (s) {
+            long p = s.started ? Buckets.refill(s.p, s.pt, now, l.rateMilli(), l.burstNano()) : l.burstNano();
+            long day = Math.floorDiv(now - l.dayOffsetMicros(), DAY_MICROS);
+            long live = s.leases.values().stream().filter(exp -> exp > now).count();
+            return new Decision(true, java.util.Set.of(), java.util.Set.of(), 0, 0, p, s.day == day ? s.dayCount : 0, live, 0, now, l, false);
+        }
+    }
+
+    @Override
     public void charge(Tenant tenant, long cost) {
         Limits l = limits(tenant, tenant.pool());
         long now = micros(clock.instant());

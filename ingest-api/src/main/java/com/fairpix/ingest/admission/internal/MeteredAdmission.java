@@ -52,6 +52,11 @@ public final class MeteredAdmission implements Admission {
     }
 
     @Override
+    public Decision standing(Tenant tenant) {
+        return delegate.standing(tenant);
+    }
+
+    @Override
     public void charge(Tenant tenant, long cost) {
         delegate.charge(tenant, cost);
         registry.counter(MetricNames.QUOTA_CONSUMED, "tenant", tenantTags.tag(tenant.id())).increment(cost / (double) Limits.NANO);

@@ -105,6 +105,13 @@ public final class RedisAdmission implements Admission {
     }
 
     @Override
+    public Decision standing(Tenant tenant) {
+        Limits l = Limits.of(tenant, config, share.of(tenant.pool()));
+        List<?> r = run(tenant.id(), "peek", l, 0, NONE, null);
+        return new Decision(true, java.util.Set.of(), java.util.Set.of(), 0, 0, num(r.get(4)), num(r.get(5)), num(r.get(6)), 0, num(r.get(8)), l, false);
+    }
+
+    @Override
     public void charge(Tenant tenant, long cost) {
         Limits l = Limits.of(tenant, config, share.of(tenant.pool()));
         run(tenant.id(), "charge", l, cost, NONE, null);
