@@ -25,6 +25,21 @@ import org.junit.jupiter.api.Assumptions;
  * environment that {@code scripts/test} sets) and a small HTTP client.
  */
 final class Farm {
+
+    /**
+     * Runs {@code fairpix <args>} in this JVM and returns what it printed; fails the test (with its
+     * stderr) when it exits non-zero.
+     */
+    static String cli(java.util.List<String> args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine cl = com.fairpix.cli.Fairpix.commandLine();
+        cl.setOut(new java.io.PrintWriter(out));
+        cl.setErr(new java.io.PrintWriter(err));
+        Assertions.assertEquals(0, cl.execute(args.toArray(String[]::new)), String.join(" ", args) + ": " + err);
+        return out.toString();
+    }
+
     static final String ADMIN_TOKEN = "it-admin-" + UUID.randomUUID();
     static final String SPEC = "{\"variants\":{"
             + "\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":80}],"

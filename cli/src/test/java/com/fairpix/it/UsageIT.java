@@ -262,12 +262,6 @@ class UsageIT {
     private static String cli(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--url", url(), "--admin-token", Farm.ADMIN_TOKEN));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Fairpix.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        assertThat(cl.execute(all.toArray(String[]::new))).as(String.join(" ", args) + ": " + err).isZero();
-        return out.toString();
+        return Farm.cli(all);
     }
 }

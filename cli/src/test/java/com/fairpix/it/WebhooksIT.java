@@ -3,7 +3,6 @@ package com.fairpix.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import com.fairpix.cli.Fairpix;
 import com.fairpix.core.config.FairpixConfig;
 import com.fairpix.core.job.JobIds;
 import com.fairpix.core.json.Json;
@@ -12,8 +11,6 @@ import com.fairpix.worker.Worker;
 import com.fairpix.webhooks.WebhooksService;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.standardwebhooks.Webhook;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,7 +20,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * Webhook delivery (signed bytes as sent, UTF-8, secrets, one delivery per job, retries, redelivery,
@@ -78,13 +74,7 @@ class WebhooksIT {
     static String cli(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--url", "http://127.0.0.1:" + ingest.port(), "--admin-token", Farm.ADMIN_TOKEN, "--output", "json"));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Fairpix.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        assertThat(cl.execute(all.toArray(String[]::new))).as(String.join(" ", args) + ": " + err).isZero();
-        return out.toString();
+        return Farm.cli(all);
     }
 
     @Test
