@@ -84,8 +84,9 @@ final class ApiClient {
         }
     }
 
+    /** A GET; a 429 or 503 with Retry-After (a tenant's read budget, an overloaded node) is retried after it, as {@link #honouringRetryAfter} says. */
     JsonNode get(String path) throws IOException, InterruptedException {
-        return send(request(path).GET().build());
+        return honouringRetryAfter(() -> send(request(path).GET().build()));
     }
 
     JsonNode postJson(String path, Object body) throws IOException, InterruptedException {
@@ -133,21 +134,37 @@ final class ApiClient {
      * it, at most 10 times; any other refusal is final.
      */
     JsonNode submitHonouringRetryAfter(Path image, String specJson) throws IOException, InterruptedException {
+        return honouringRetryAfter(() -> submit(image, specJson, null));
+    }
+
+    /** A result's bytes; a 429 or 503 with Retry-After is retried after it, as {@link #honouringRetryAfter} says. */
+    byte[] download(String path) throws IOException, InterruptedException {
+        return honouringRetryAfter(() -> {
+            HttpResponse<byte[]> r = exchange(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8), r.headers());
+            return r.body();
+        });
+    }
+
+    /** One exchange with the API. */
+    interface Call<T> {
+        T call() throws IOException, InterruptedException;
+    }
+
+    /**
+     * Runs {@code call}; a 429 or 503 that names a Retry-After (seconds) is tried again after it, at
+     * most 10 tries in all; any other refusal, or the 10th, is thrown ({@link ApiException}).
+     */
+    static <T> T honouringRetryAfter(Call<T> call) throws IOException, InterruptedException {
         for (int attempt = 1; ; attempt++) {
             try {
-                return submit(image, specJson, null);
+                return call.call();
             } catch (ApiException e) {
                 boolean retryable = (e.status() == 429 || e.status() == 503) && e.retryAfterSeconds() >= 0;
                 if (!retryable || attempt >= 10) throw e;
                 Thread.sleep(Math.max(1, e.retryAfterSeconds()) * 1000);
             }
         }
-    }
-
-    byte[] download(String path) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = exchange(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
-        if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
-        return r.body();
     }
 
     /**
@@ -190,18 +207,21 @@ final class ApiClient {
 
     private JsonNode send(HttpRequest request) throws IOException, InterruptedException {
         HttpResponse<String> r = exchange(request, HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() / 100 != 2) {
-            ApiException e = failure(r.statusCode(), r.body());
-            r.headers().firstValue("Retry-After").ifPresent(v -> {
-                try {
-                    e.retryAfterSeconds = Long.parseLong(v.trim());
-                } catch (NumberFormatException ignored) {
-                    // an HTTP-date: treat as absent
-                }
-            });
-            throw e;
-        }
+        if (r.statusCode() / 100 != 2) throw failure(r.statusCode(), r.body(), r.headers());
         return r.body().isEmpty() ? Json.mapper().createObjectNode() : Json.mapper().readTree(r.body());
+    }
+
+    /** {@link #failure(int, String)} with the answer's Retry-After, when it names seconds. */
+    private static ApiException failure(int status, String body, java.net.http.HttpHeaders headers) {
+        ApiException e = failure(status, body);
+        headers.firstValue("Retry-After").ifPresent(v -> {
+            try {
+                e.retryAfterSeconds = Long.parseLong(v.trim());
+            } catch (NumberFormatException ignored) {
+                // an HTTP-date: treat as absent
+            }
+        });
+        return e;
     }
 
     private static ApiException failure(int status, String body) {

@@ -62,7 +62,11 @@ final class Farm {
      * is the farm as shipped (FloodIT). Aborts (or fails under scripts/test) without a stack.
      */
     static FairpixConfig config() {
-        return shippedDefaults().with(Setting.ADMISSION_FARM_CAPACITY, "0").with(Setting.BACKLOG_SOFT_SECONDS, "0").with(Setting.BACKLOG_HARD_SECONDS, "0");
+        // Tests read every job of a tenant one by one to see how it ran (hundreds in a burst): the
+        // read pattern the read budget exists to refuse. ReadRateIT and the shippedDefaults() tests
+        // keep the budget as shipped.
+        return shippedDefaults().with(Setting.ADMISSION_FARM_CAPACITY, "0").with(Setting.BACKLOG_SOFT_SECONDS, "0").with(Setting.BACKLOG_HARD_SECONDS, "0")
+                .with(Setting.INGEST_TENANT_READS_PER_SECOND, "100000").with(Setting.INGEST_TENANT_READ_BURST, "100000");
     }
 
     /** The stack's config with an admin token and random ports, every other setting as shipped. */
