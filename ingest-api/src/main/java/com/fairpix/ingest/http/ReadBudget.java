@@ -2,8 +2,6 @@ package com.fairpix.ingest.http;
 
 import com.fairpix.core.config.Setting;
 import com.fairpix.core.http.ApiProblem;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,24 +21,10 @@ import java.util.function.LongSupplier;
 public final class ReadBudget {
     /** Jobs asked for that cost one token in a page. */
     static final int JOBS_PER_TOKEN = 20;
-    private static final int SWEEP_EVERY = 256;
 
     private final double perSecond;
     private final double burst;
-    private final LongSupplier nanos;
-    private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
-    private final AtomicLong reads = new AtomicLong();
-
-    /** Tokens left and when they were counted; guarded by the map's compute. */
-    private static final class Bucket {
-        double tokens;
-        long at;
-
-        Bucket(double tokens, long at) {
-            this.tokens = tokens;
-            this.at = at;
-        }
-    }
+    private final TenantBuckets buckets;
 
     /**
      * @param perSecond refill rate, tokens/s ({@code ingest.tenant-reads-per-second})
@@ -53,7 +37,7 @@ public final class ReadBudget {
         }
         this.perSecond = perSecond;
         this.burst = burst;
-        this.nanos = nanos;
+        this.buckets = new TenantBuckets(perSecond, burst, nanos);
     }
 
     /** What a page of {@code limit} jobs costs: 1 token per 20 asked for, at least 1. */
@@ -67,21 +51,11 @@ public final class ReadBudget {
      * @throws ApiProblem 429 {@code too-many-reads} with {@code Retry-After} when fewer are left
      */
     public void take(String tenant, double cost) {
-        if ((reads.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) sweep();
+        buckets.tick();
         double need = Math.min(cost, burst);
-        double[] left = new double[1];
-        boolean[] taken = new boolean[1];
-        buckets.compute(tenant, (k, b) -> {
-            Bucket bucket = b == null ? new Bucket(burst, nanos.getAsLong()) : b;
-            refill(bucket);
-            if (bucket.tokens >= need) {
-                bucket.tokens -= need;
-                taken[0] = true;
-            }
-            left[0] = bucket.tokens;
-            return bucket.tokens >= burst ? null : bucket;
-        });
-        if (taken[0]) return;
+        TenantBuckets.Taken t = buckets.tryTake(tenant, need);
+        if (t.taken()) return;
+        double[] left = {t.left()};
         long retryAfter = Math.max(1, (long) Math.ceil((need - left[0]) / perSecond));
         throw new ApiProblem(429, "too-many-reads", "Too many reads",
                 "Tenant '" + tenant + "' reads faster than this node serves one tenant (" + Setting.INGEST_TENANT_READS_PER_SECOND.key() + " "
@@ -94,32 +68,11 @@ public final class ReadBudget {
 
     /** Tokens the tenant has now (tests). */
     double tokens(String tenant) {
-        double[] left = {burst};
-        buckets.computeIfPresent(tenant, (k, b) -> {
-            refill(b);
-            left[0] = b.tokens;
-            return b;
-        });
-        return left[0];
+        return buckets.tokens(tenant);
     }
 
     /** Buckets held now (tests: full ones are dropped). */
     int buckets() {
         return buckets.size();
-    }
-
-    private void refill(Bucket b) {
-        long now = nanos.getAsLong();
-        b.tokens = Math.min(burst, b.tokens + (now - b.at) / 1e9 * perSecond);
-        b.at = now;
-    }
-
-    private void sweep() {
-        for (String tenant : buckets.keySet()) {
-            buckets.computeIfPresent(tenant, (k, b) -> {
-                refill(b);
-                return b.tokens >= burst ? null : b;
-            });
-        }
     }
 }

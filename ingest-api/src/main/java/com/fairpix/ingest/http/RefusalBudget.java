@@ -25,7 +25,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Per node, in memory: each node protects its own cores (what the budget guards), and the check
  * needs no network call. A bucket is dropped once it is full again (at the tenant's next check, or
- * by a sweep every {@value #SWEEP_EVERY} checks), so memory grows with the tenants refused in the
+ * by a sweep every {@value TenantBuckets#SWEEP_EVERY} checks), so memory grows with the tenants refused in the
  * last {@code burst / perSecond} seconds or so, not with all tenants.
  */
 public final class RefusalBudget {
@@ -34,8 +34,7 @@ public final class RefusalBudget {
 
     private final double perSecond;
     private final double burst;
-    private final LongSupplier nanos;
-    private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+    private final TenantBuckets buckets;
     /** Most of one tenant's throttled requests held at once, and of all tenants'. */
     static final int HELD_PER_TENANT = 4;
     static final int HELD_IN_ALL = 256;
@@ -48,17 +47,6 @@ public final class RefusalBudget {
     @FunctionalInterface
     public interface Sleeper {
         void sleep(java.time.Duration d) throws InterruptedException;
-    }
-
-    /** Tokens left and when they were counted; guarded by the map's compute. */
-    private static final class Bucket {
-        double tokens;
-        long at;
-
-        Bucket(double tokens, long at) {
-            this.tokens = tokens;
-            this.at = at;
-        }
     }
 
     /**
@@ -75,7 +63,7 @@ public final class RefusalBudget {
         this.perSecond = perSecond;
         this.burst = burst;
         this.hold = hold;
-        this.nanos = nanos;
+        this.buckets = new TenantBuckets(perSecond, burst, nanos);
         this.sleeper = sleeper;
     }
 
@@ -106,13 +94,8 @@ public final class RefusalBudget {
      *                    token is back) and {@code Connection: close} (the body is not read)
      */
     public void check(String tenant) {
-        if ((checks.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) sweep();
-        double[] left = {burst};
-        buckets.computeIfPresent(tenant, (k, b) -> {
-            refill(b);
-            left[0] = b.tokens;
-            return b.tokens >= burst ? null : b;
-        });
+        buckets.tick();
+        double[] left = {buckets.tokensDroppingFull(tenant)};
         if (left[0] >= 1) return;
         long retryAfter = Math.max(1, (long) Math.ceil((1 - left[0]) / perSecond));
         throw new ApiProblem(429, "too-many-refusals", "Too many refused uploads",
@@ -133,12 +116,7 @@ public final class RefusalBudget {
      */
     public void charge(String tenant, double cost) {
         if (!(cost > 0) || Double.isInfinite(cost)) return;
-        buckets.compute(tenant, (k, b) -> {
-            Bucket bucket = b == null ? new Bucket(burst, nanos.getAsLong()) : b;
-            refill(bucket);
-            bucket.tokens -= cost;
-            return bucket;
-        });
+        buckets.charge(tenant, cost);
     }
 
     /**
@@ -179,37 +157,16 @@ public final class RefusalBudget {
 
     /** Tokens the tenant has now (tests, diagnostics). */
     public double tokens(String tenant) {
-        double[] left = {burst};
-        buckets.computeIfPresent(tenant, (k, b) -> {
-            refill(b);
-            left[0] = b.tokens;
-            return b;
-        });
-        return left[0];
+        return buckets.tokens(tenant);
     }
-
-    /** Every this many checks, buckets that refilled to full are dropped (a power of two). */
-    static final int SWEEP_EVERY = 256;
-    private final java.util.concurrent.atomic.AtomicLong checks = new java.util.concurrent.atomic.AtomicLong();
 
     /** Drops the buckets that are full again: a tenant refused once and not seen since leaves nothing behind. */
     void sweep() {
-        for (String tenant : buckets.keySet()) {
-            buckets.computeIfPresent(tenant, (k, b) -> {
-                refill(b);
-                return b.tokens >= burst ? null : b;
-            });
-        }
+        buckets.sweep();
     }
 
     /** Tenants with a bucket below full (memory: tests). */
     int tenantsTracked() {
         return buckets.size();
-    }
-
-    private void refill(Bucket b) {
-        long now = nanos.getAsLong();
-        b.tokens = Math.min(burst, b.tokens + (now - b.at) / 1e9 * perSecond);
-        b.at = now;
     }
 }

@@ -105,7 +105,7 @@ class RefusalBudgetTest {
         assertThat(budget.tokens("debtor")).isLessThan(5.0);
         // The sweep also runs by itself, every SWEEP_EVERY checks (of any tenant).
         now.addAndGet(3600 * SECOND);
-        for (int i = 0; i < RefusalBudget.SWEEP_EVERY; i++) budget.check("other");
+        for (int i = 0; i < TenantBuckets.SWEEP_EVERY; i++) budget.check("other");
         assertThat(budget.tenantsTracked()).isZero();
     }
 
