@@ -18,6 +18,9 @@
 -- KEYS[3] the tenant's state as releases before 2026-12 kept it (a hash fp:{t}:adm), read when
 --         KEYS[1] is missing and deleted when KEYS[1] is first written, so an upgrade keeps
 --         today's quota counts
+-- KEYS[4] fp:{t}:true-up: nanotokens the tenant owes for jobs that cost more CPU than they were
+--         charged (workers add to it, TrueUp); a decision or charge takes it out whole and
+--         debits the guaranteed bucket with it, as a forced charge
 -- ARGV: 1 now µs or '' (use Redis TIME; tests pass a time), 2 op ('decide'|'charge'|'peek': the state
 --       now, charging and writing nothing), 3 cost,
 --       4 rate, 5 burst, 6 ceil rate (0 = no borrowing), 7 ceil burst,
@@ -63,6 +66,16 @@ if borrow then
 end
 local day = idiv(now - offset, DAY)
 if d ~= day then dc = 0 end
+-- What the tenant's finished jobs cost past their charge (TrueUp): paid before this decision.
+local owed = 0
+if op ~= 'peek' and KEYS[4] then
+  owed = tonumber(redis.call('GET', KEYS[4]) or '0') or 0
+  if owed > 0 then
+    redis.call('DEL', KEYS[4])
+    p = math.max(p - owed, DEBT_FLOOR)
+    if borrow then q = math.max(q - owed, -cburst) end
+  end
+end
 
 -- Writes the tenant's state back; the hash expires once every bucket would be full and the
 -- quota day is over, so idle tenants cost no memory.
@@ -93,6 +106,7 @@ end
 local maxcost = burst
 if borrow then maxcost = math.max(burst, cburst) end
 if cost > maxcost then
+  if owed > 0 then save() end
   return {0, 8, 0, 0, p, dc, redis.call('ZCARD', KEYS[2]), 0, now, 0}
 end
 
@@ -129,6 +143,8 @@ end
 local shadow = bit.band(violated, shadowmask)
 local enforced = bit.band(violated, bit.bnot(shadowmask))
 if enforced ~= 0 then
+  -- A refusal writes nothing, unless it took a debt out (that must not be lost).
+  if owed > 0 then save() end
   return {0, enforced, shadow, retry, p, dc, n, 0, now, 0}
 end
 dc = dc + 1

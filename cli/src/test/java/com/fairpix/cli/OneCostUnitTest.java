@@ -46,7 +46,8 @@ class OneCostUnitTest {
     @Test
     void admissionTheSchedulerAndTheAutoscalerCountTheSameCost() {
         FairpixConfig defaults = FairpixConfig.load(Map.of(), Map.of());
-        AdmissionConfig admission = AdmissionConfig.from(defaults);
+        // The megapixel model, whose arithmetic is checked below; the unit is one whatever the model.
+        AdmissionConfig admission = AdmissionConfig.from(defaults).withCostModel(AdmissionConfig.CostModel.MEGAPIXELS);
 
         double admitted = 0;
         double charged = 0;
@@ -57,7 +58,8 @@ class OneCostUnitTest {
         for (int i = 0; i < MIX.size(); i++) {
             Job j = MIX.get(i);
             JobSpec spec = JobSpec.parse(j.spec(), "t", SpecLimits.DEFAULTS);
-            long nano = Cost.ofJob(admission, (long) j.width() * j.height(), OutputSize.of(spec, j.width(), j.height()));
+            long nano = Cost.ofJob(admission, new com.fairpix.core.image.ImageHeader(com.fairpix.core.image.ImageFormat.JPEG, j.width(), j.height(), 1, false, true),
+                    (long) j.width() * j.height() / 4, spec, OutputSize.of(spec, j.width(), j.height()));
             double tokens = Limits.tokens(nano);
             admitted += tokens;
             // The message JobSubmitter.enqueue writes carries the admitted tokens; the worker schedules with schedulingCost().
@@ -66,7 +68,7 @@ class OneCostUnitTest {
             jobsPerSecond.computeIfAbsent(i / 2, s -> new long[1])[0]++;
             costPerSecond.computeIfAbsent(i / 2, s -> new double[1])[0] += tokens;
         }
-        // 12 + (1 + 1) + 16 + 3 × 24 megapixels at the default 1 token per megapixel and no base cost.
+        // 12 + (1 + 1) + 16 + 3 × 24 megapixels at 1 token per megapixel and no base cost.
         assertThat(admitted).isCloseTo(12 + 2 + 16 + 72, within(1e-6));
         assertThat(charged).isCloseTo(admitted, within(1e-9));
 

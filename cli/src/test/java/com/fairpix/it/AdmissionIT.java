@@ -49,7 +49,7 @@ class AdmissionIT {
         two = IngestApi.start(config);
         clientOne = new Farm.Client(one.port());
         clientTwo = new Farm.Client(two.port());
-        png = Files.readAllBytes(Corpus.required("pngsuite/basn6a08.png")); // 32×32: costs 1 token per variant with SPEC
+        png = Files.readAllBytes(Corpus.required("pngsuite/basn6a08.png")); // 32×32: a job of SPEC costs 1-2 tokens (the 256 px thumbnail is an upscale)
     }
 
     @AfterAll
@@ -60,8 +60,11 @@ class AdmissionIT {
 
     @Test
     void twoNodesAdmitExactlyTheBurstAndRejectTheRestWithRateLimitFields() throws Exception {
-        // burst 10, almost no refill; each job costs 2 tokens (2 variants): exactly 5 fit.
+        // burst 10, almost no refill: exactly as many jobs as 10 tokens pay for fit, on either node.
         String key = clientOne.createTenant(Farm.tenantId("it-adm"), Map.of("rate", 0.001, "burst", 10));
+        double cost = Farm.cost(config, png, SPEC);
+        int fit = (int) Math.floor(10 / cost);
+        assertThat(fit).as("the premise: a few jobs fit, not all 16").isBetween(2, 12);
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<Future<HttpResponse<String>>> answers = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
@@ -82,12 +85,14 @@ class AdmissionIT {
             }
         }
         pool.shutdown();
-        assertThat(accepted).isEqualTo(5);
+        assertThat(accepted).isEqualTo(fit);
         assertThat(ok.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(v -> assertThat(v).startsWith("\"tokens\";q=10;w=10000"));
         assertThat(ok.headers().firstValue("RateLimit")).isPresent();
         assertThat(rejected.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
         assertThat(rejected.headers().firstValue("Retry-After")).hasValueSatisfying(v -> assertThat(Long.parseLong(v)).isPositive());
-        assertThat(rejected.headers().firstValue("RateLimit")).hasValueSatisfying(v -> assertThat(v).startsWith("\"tokens\";r=0;"));
+        // What is left after the last job that fit: less than one job's cost, whole tokens shown.
+        long left = (long) Math.floor(10 - fit * cost);
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValueSatisfying(v -> assertThat(v).startsWith("\"tokens\";r=" + left + ";"));
         JsonNode problem = Json.mapper().readTree(rejected.body());
         assertThat(problem.get("status").asInt()).isEqualTo(429);
         assertThat(problem.get("violated-policies").get(0).asText()).isEqualTo("rate");

@@ -39,9 +39,9 @@ class CapacityIT {
     void theMeasuredCapacityIsWithin25PercentOfWhatTheWorkerAchieved() throws Exception {
         // As shipped: capacity measured (and shown as what guarantees are scaled to).
         FairpixConfig config = Farm.withoutReadBudget(Farm.shippedDefaults());
-        // The photo's cost with default settings: 2048x1536 = 3.1 MP, one variant: 3.15 tokens.
+        // The photo's cost with default settings (a 2048x1536 JPEG to a 256 px WebP).
         byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
-        double cost = 2048.0 * 1536 / 1e6;
+        double cost = Farm.cost(config, photo, SPEC);
         // Replicas of earlier tests that were killed, not stopped, count for up to 30 s: start from none.
         try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
             redis.del(com.fairpix.core.redis.RedisKeys.capacity("cpu"));

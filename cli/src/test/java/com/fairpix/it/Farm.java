@@ -151,6 +151,21 @@ final class Farm {
         return com.fairpix.core.kafka.TenantPlacement.home(tenant, partitions);
     }
 
+    /**
+     * The tokens admission charges for {@code image} with {@code spec} under {@code config}'s cost
+     * model: the ingest's own formula ({@code Cost.ofJob}), so a test's premise follows the model.
+     */
+    static double cost(FairpixConfig config, byte[] image, String spec) {
+        try {
+            com.fairpix.core.job.JobSpec parsed = com.fairpix.core.job.JobSpec.parse(spec);
+            com.fairpix.core.image.ImageHeader header = com.fairpix.core.image.ImageHeader.read(image);
+            return com.fairpix.ingest.admission.Limits.tokens(com.fairpix.ingest.admission.Cost.ofJob(com.fairpix.ingest.admission.AdmissionConfig.from(config),
+                    header, image.length, parsed, com.fairpix.core.job.OutputSize.of(parsed, header.displayWidth(), header.displayHeight())));
+        } catch (com.fairpix.core.image.ImageHeader.HeaderException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
     /** A small real JPEG (noise and gradients), {@code width} x {@code height}, made with OpenCV. */
     static byte[] smallJpeg(int width, int height, int seed) {
         com.fairpix.worker.process.OpenCv.ensureLoaded();

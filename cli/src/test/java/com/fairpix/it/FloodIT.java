@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * shipped defaults for borrowing, guarantee scaling and backlog shedding. One ingest node and one
  * worker (default threads) on this machine; a flooding tenant guaranteed 1,000 tokens/s, several
  * times what the worker does (about 150 cost units/s here), sending 12.6 MP images with two
- * variants each ({@link #FLOOD_SPEC}: 25 tokens a job; smooth images, so small uploads), and a
+ * variants each ({@link #FLOOD_SPEC}; smooth images, so small uploads), and a
  * second tenant B guaranteed 50 tokens/s that sends one small job a second throughout.
  *
  * <p>First 20 s of B alone (the worker measures itself), then 90 s of flood: eight connections of
@@ -76,10 +76,6 @@ class FloodIT {
             + "\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":75}]}}";
     static final int FLOOD_WIDTH = 4096;
     static final int FLOOD_HEIGHT = 3072;
-    /** Admission cost of the flooder's job with the default cost model: 4096 × 3072 = 12.6 MP, two variants ({@link #FLOOD_SPEC}). */
-    static final double FLOOD_COST = 2.0 * FLOOD_WIDTH * FLOOD_HEIGHT / 1e6;
-    /** A 640×480 image costs the minimum, 1 token a variant. */
-    static final double SMALL_COST = 1;
 
     record Sent(String tenant, int status, String retryAfter, String reason, String id, Instant at) {}
 
@@ -98,6 +94,9 @@ class FloodIT {
         }
         byte[] photo = smoothJpeg(FLOOD_WIDTH, FLOOD_HEIGHT);
         byte[] small = Farm.smallJpeg(640, 480, 7);
+        // What admission charges each (the shipped cost model; the flood's blur is trued up after its jobs).
+        double floodCost = Farm.cost(config, photo, FLOOD_SPEC);
+        double smallCost = Farm.cost(config, small, SPEC);
         try (IngestApi ingest = IngestApi.start(config)) {
             Farm.Client client = new Farm.Client(ingest.port());
             String flooder = Farm.tenantId("it-flood");
@@ -168,7 +167,7 @@ class FloodIT {
                     assertThat(job.get("state").asText()).as(job.toString()).isEqualTo("DONE");
                     Instant finished = Instant.parse(job.get("finishedAt").asText());
                     if (!finished.isBefore(from) && finished.isBefore(floodEnd)) {
-                        done += s.tenant().equals(b) ? SMALL_COST : FLOOD_COST;
+                        done += s.tenant().equals(b) ? smallCost : floodCost;
                         jobsDone++;
                     }
                     if (s.tenant().equals(b) && job.hasNonNull("startedAt")) {
@@ -181,7 +180,7 @@ class FloodIT {
                 double scale = cpu.path("guaranteeScale").asDouble();
 
                 List<Sent> floods = sent.stream().filter(s -> s.tenant().equals(flooder)).toList();
-                double offered = floods.size() * FLOOD_COST / FLOOD.toSeconds();
+                double offered = floods.size() * floodCost / FLOOD.toSeconds();
                 List<Sent> bs = sent.stream().filter(s -> s.tenant().equals(b)).toList();
                 List<Sent> failed = floods.stream().filter(s -> s.status() < 0).toList();
                 List<Sent> refused = floods.stream().filter(s -> s.status() != 202 && s.status() >= 0).toList();
@@ -196,8 +195,8 @@ class FloodIT {
                                 + "[FloodIT] backlog of pool cpu: max %.1f s (soft bound %.0f s + margin %.0f s), %.1f s at the flood's end%n"
                                 + "[FloodIT] worker achieved %.2f cost units/s (%d jobs finished in the flood's last %d s); status measured %.2f: ratio %.2f%n"
                                 + "[FloodIT] samples (t s | backlog s | shedding | measured | admits | guarantees | scale):%n%s%n%s",
-                        FLOOD.toSeconds(), flooder, FLOOD_CONNECTIONS, floods.size(), offered, admitted, admitted * FLOOD_COST / FLOOD.toSeconds(), reasons,
-                        scale, 50 * scale, SMALL_COST, bs.size(), bs.stream().filter(s -> s.status() != 202).count(),
+                        FLOOD.toSeconds(), flooder, FLOOD_CONNECTIONS, floods.size(), offered, admitted, admitted * floodCost / FLOOD.toSeconds(), reasons,
+                        scale, 50 * scale, smallCost, bs.size(), bs.stream().filter(s -> s.status() != 202).count(),
                         bWaits.isEmpty() ? Double.NaN : bWaits.get(bWaits.size() / 2), bWaits.isEmpty() ? Double.NaN : bWaits.get(bWaits.size() - 1),
                         maxBacklog.get("cpu"), soft, MARGIN_SECONDS, backlogAtEnd, achieved, jobsDone, STEADY.toSeconds(), measured, measured / achieved,
                         String.join("\n", samples), printed);
@@ -205,14 +204,14 @@ class FloodIT {
                 assertThat(offered).as("the premise: the flood offers at least twice what the worker achieved").isGreaterThanOrEqualTo(2 * achieved);
                 assertThat(bs).as("B sent through the whole test").hasSizeGreaterThan(100);
                 assertThat(bs).as("B, within its scaled guarantee, is never refused").allMatch(s -> s.status() == 202, "answered 202");
-                assertThat(50 * scale).as("B's scaled guarantee covers what B sends (the premise)").isGreaterThanOrEqualTo(SMALL_COST);
+                assertThat(50 * scale).as("B's scaled guarantee covers what B sends (the premise)").isGreaterThanOrEqualTo(smallCost);
                 assertThat(refused).as("the flooder is pushed back").isNotEmpty();
                 assertThat(failed.size()).as("flood requests that got no answer (%s)", failed.stream().map(Sent::reason).distinct().toList())
                         .isLessThanOrEqualTo(floods.size() / 100);
                 assertThat(refused).as("every refusal is a 429 or a 503 with Retry-After")
                         .allMatch(s -> (s.status() == 429 || s.status() == 503) && s.retryAfter() != null && Long.parseLong(s.retryAfter()) >= 1, "429/503 with Retry-After");
                 double admits = cpu.path("admissionCapacity").asDouble();
-                assertThat(admitted * FLOOD_COST).as("the flooder, guaranteed 1,000 tokens/s, is held to about the capacity (%.1f tokens/s) plus its burst", admits)
+                assertThat(admitted * floodCost).as("the flooder, guaranteed 1,000 tokens/s, is held to about the capacity (%.1f tokens/s) plus its burst", admits)
                         .isLessThanOrEqualTo(1.25 * admits * FLOOD.toSeconds() + 1000);
                 assertThat(maxBacklog.get("cpu")).as("the backlog stays under the soft bound plus the margin").isLessThanOrEqualTo(soft + MARGIN_SECONDS);
                 assertThat(measured / achieved).as("measured capacity ÷ what the worker achieved").isBetween(0.75, 1.25);

@@ -44,7 +44,8 @@ class MetricsLintIT {
             try {
                 Farm.Client client = new Farm.Client(ingest.port());
                 String tenant = Farm.tenantId("it-metrics");
-                String key = client.createTenant(tenant, Map.of("rate", 0.1, "burst", 2));
+                // A burst that holds one job of SPEC and not two.
+                String key = client.createTenant(tenant, Map.of("rate", 0.1, "burst", 1.5 * Farm.cost(config, Farm.smallJpeg(320, 240, 1), Farm.SPEC)));
                 HttpResponse<String> ok = client.submitRaw(key, Farm.smallJpeg(320, 240, 1), "image/jpeg", Farm.SPEC);
                 assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
                 assertThat(client.submitRaw(key, Farm.smallJpeg(320, 240, 2), "image/jpeg", Farm.SPEC).statusCode()).as("over the burst").isEqualTo(429);

@@ -93,7 +93,7 @@ class PrometheusIT {
                 String busy = Farm.tenantId("it-prom");
                 String busyKey = client.createTenant(busy, Map.of("rate", 100, "burst", 100));
                 String capped = Farm.tenantId("it-prom-capped");
-                String cappedKey = client.createTenant(capped, Map.of("rate", 0.01, "burst", 2));
+                String cappedKey = client.createTenant(capped, Map.of("rate", 0.01, "burst", 1.5 * Farm.cost(config, Farm.smallJpeg(320, 240, 100), Farm.SPEC))); // one job fits
                 for (int batch = 0; batch < 2; batch++) {
                     List<String> ids = new ArrayList<>();
                     for (int i = 0; i < 4; i++) {

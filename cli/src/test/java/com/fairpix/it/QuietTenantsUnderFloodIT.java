@@ -93,7 +93,7 @@ class QuietTenantsUnderFloodIT {
             redis.del(RedisKeys.capacity("cpu"), RedisKeys.activeTenants("cpu"));
         }
         byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
-        double cost = 2048 * 1536 / 1e6;
+        double cost = Farm.cost(config, photo, SPEC);
         try (IngestApi ingest = IngestApi.start(config)) {
             Farm.Client client = new Farm.Client(ingest.port());
             String flooder = Farm.tenantId("it-mm-noisy");

@@ -53,6 +53,45 @@ class SubmitPathIT {
         if (s3 != null) s3.close();
     }
 
+    /**
+     * A tenant pays what its job cost (issue 33): a heavy blur of the whole 3 MP photo is not in the
+     * estimate (a thumbnail's few tokens), so the worker, measuring the job's CPU, records the rest
+     * as owed; the tenant's next submission pays it out of a 30-token bucket and is refused.
+     */
+    @Test
+    void aJobThatCostMoreCpuThanItsEstimateIsChargedTheRestAfterwards() throws Exception {
+        String tenant = Farm.tenantId("it-trueup");
+        String key = client.createTenant(tenant, Map.of("rate", 1, "burst", 30));
+        byte[] photo = Files.readAllBytes(Corpus.required("cameratrap-photos/american_black_bear.jpg"));
+        String heavy = "{\"variants\":{\"t\":[{\"op\":\"blur\",\"sigma\":40},{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"jpeg\"}]}}";
+        // A thumbnail costs what it was estimated to: nothing owed.
+        String thumb = "{\"variants\":{\"t\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":80}]}}";
+        HttpResponse<String> plain = client.submitRaw(key, photo, "image/jpeg", thumb);
+        assertThat(plain.statusCode()).as(plain.body()).isEqualTo(202);
+        JsonNode plainJob = client.awaitTerminal(key, Json.mapper().readTree(plain.body()).get("id").asText(), Duration.ofSeconds(60));
+        System.out.printf("[SubmitPathIT] thumbnail job: estimate %.2f tokens, measured %.2f tokens%n", Farm.cost(config, photo, thumb),
+                plainJob.path("usage").path("cpuMillis").asDouble() / com.fairpix.core.job.JobCost.MS_PER_TOKEN);
+        try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
+            assertThat(redis.exists(com.fairpix.core.redis.RedisKeys.trueUp(tenant))).as("a job within its estimate owes nothing").isFalse();
+        }
+        double estimate = Farm.cost(config, photo, heavy);
+        HttpResponse<String> accepted = client.submitRaw(key, photo, "image/jpeg", heavy);
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        JsonNode job = client.awaitTerminal(key, Json.mapper().readTree(accepted.body()).get("id").asText(), Duration.ofSeconds(60));
+        assertThat(job.get("state").asText()).isEqualTo("DONE");
+        double measured = job.path("usage").path("cpuMillis").asDouble() / com.fairpix.core.job.JobCost.MS_PER_TOKEN;
+        try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
+            String owed = redis.get(com.fairpix.core.redis.RedisKeys.trueUp(tenant));
+            System.out.printf("[SubmitPathIT] blur job: estimate %.2f tokens, measured %.2f tokens, owed %s nanotokens%n", estimate, measured, owed);
+            assertThat(measured).as("the premise: the blur costs more than the bucket holds after it").isGreaterThan(30 + estimate);
+            assertThat(owed).as("the worker recorded the difference as owed").isNotNull();
+            assertThat(Long.parseLong(owed) / 1e9).isCloseTo(measured - estimate, org.assertj.core.api.Assertions.within(1.0));
+            HttpResponse<String> next = client.submitRaw(key, photo, "image/jpeg", heavy);
+            assertThat(next.statusCode()).as("30 − 3 − %.1f − %.1f owed tokens cannot pay %.1f: %s", estimate, measured - estimate, estimate, next.body()).isEqualTo(429);
+            assertThat(redis.exists(com.fairpix.core.redis.RedisKeys.trueUp(tenant))).as("the debt was taken out of the bucket").isFalse();
+        }
+    }
+
     @Test
     void aRotatedCameraTrapJpegIsStoredQueuedProcessedAndDownloadableUpright() throws Exception {
         String tenant = Farm.tenantId("it-path");
@@ -178,12 +217,12 @@ class SubmitPathIT {
         String key = client.createTenant(tenant, Map.of());
         byte[] photo = Files.readAllBytes(Corpus.required("exif-orientation/Portrait_7.jpg")); // 1200x1800
         String spec = "{\"variants\":{\"a\":[{\"op\":\"resize\",\"width\":300}],\"b\":[{\"op\":\"resize\",\"width\":4000,\"height\":4000,\"fit\":\"fill\"}]}}";
-        // Admission's cost with default settings: 1 token per megapixel per variant, each at the larger
-        // of the source (2.16 MP) and what it makes (b: 16 MP).
+        // Admission's cost with default settings (the work model): the job's estimated CPU in tokens.
+        com.fairpix.core.job.JobSpec parsed = com.fairpix.core.job.JobSpec.parse(spec);
         double expected = com.fairpix.ingest.admission.Limits.tokens(com.fairpix.ingest.admission.Cost.ofJob(
-                com.fairpix.ingest.admission.AdmissionConfig.from(config), 1200L * 1800,
-                com.fairpix.core.job.OutputSize.of(com.fairpix.core.job.JobSpec.parse(spec), 1200, 1800)));
-        assertThat(expected).isCloseTo(2.16 + 16, org.assertj.core.api.Assertions.within(1e-9));
+                com.fairpix.ingest.admission.AdmissionConfig.from(config), com.fairpix.core.image.ImageHeader.read(photo), photo.length, parsed,
+                com.fairpix.core.job.OutputSize.of(parsed, 1200, 1800)));
+        assertThat(expected).as("b makes a 16 MP image: more than a thumbnail's cost").isGreaterThan(10);
 
         HttpResponse<String> accepted = client.submitRaw(key, photo, "image/jpeg", spec);
         assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);

@@ -186,7 +186,7 @@ public final class Worker implements AutoCloseable {
                 1, 1, TimeUnit.SECONDS);
         consumer.onReadPast(t -> registry.counter(MetricNames.TENANT_READ_PAST, "pool", pool, "tenant", tenantTags.tag(t)).increment());
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
-        runner.dependencyDown(s3Down).recordUsageIn(com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)));
+        runner.dependencyDown(s3Down).trueUpIn(new com.fairpix.core.admission.TrueUp(redis)).recordUsageIn(com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)));
         consumer.dependencyDown(s3Down);
         io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, consumer, JobConsumer::abandoned).tag("pool", pool)
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);

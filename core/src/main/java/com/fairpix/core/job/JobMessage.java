@@ -5,9 +5,9 @@ import java.time.Instant;
 /**
  * The Kafka message on {@code fairpix.jobs.{pool}}, keyed by tenant id.
  *
- * @param cost estimated work in cost units: the tokens admission charged for the job
- *             ({@code admission.cost-base + admission.cost-per-megapixel × Σ max(1, MP)} over its
- *             variants), so the fair scheduler, the backlog and admission count in one unit
+ * @param cost estimated work in cost units: the tokens admission charged for the job (its
+ *             estimated CPU, {@link JobCost}, under the default {@code admission.cost-model}), so
+ *             the fair scheduler, the backlog and admission count in one unit
  */
 public record JobMessage(
         int schemaVersion,

@@ -28,6 +28,8 @@ public final class MetricNames {
     /** Uploads answered 429 too-many-refusals before their body was read (tag: outcome throttled), and refusals charged (outcome charged). */
     public static final String UPLOAD_REFUSALS = "fairpix.upload.refusals";
     public static final String JOBS_COMPLETED = "fairpix.jobs.completed";
+    /** Tokens charged to tenants after their jobs, for CPU spent past the estimate (TrueUp); tag tenant. */
+    public static final String TRUE_UP_TOKENS = "fairpix.true.up.tokens";
     public static final String JOB_PROCESSING = "fairpix.job.processing";
     public static final String JOB_QUEUE_WAIT = "fairpix.job.queue.wait";
     public static final String JOBS_RUNNING = "fairpix.jobs.running";

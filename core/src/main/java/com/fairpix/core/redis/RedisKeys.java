@@ -125,6 +125,13 @@ public final class RedisKeys {
      */
     public static String admissionBeforeUpgrade(String tenant) { return "fp:{" + tenant + "}:adm"; }
 
+    /**
+     * Nanotokens a tenant owes for jobs that cost more CPU than admission charged (an integer,
+     * {@link com.fairpix.core.admission.TrueUp}); taken out whole by {@code admission.lua} on the
+     * tenant's next decision. Expires a day after the last debt.
+     */
+    public static String trueUp(String tenant) { return "fp:{" + tenant + "}:true-up"; }
+
     /** Sorted set of a tenant's concurrency leases: job id scored by the lease's expiry, epoch microseconds. */
     public static String admissionLeases(String tenant) { return "fp:{" + tenant + "}:leases"; }
 

@@ -51,7 +51,7 @@ public final class TenantPurge {
         }
         redis.eval(DROP_DUE, List.of(RedisKeys.webhookDueTenants(), RedisKeys.webhookTenantDue(tenant)), List.of(tenant));
         // One DEL: the keys share the tenant's slot.
-        redis.del(RedisKeys.admission(tenant), RedisKeys.admissionBeforeUpgrade(tenant), RedisKeys.admissionLeases(tenant),
+        redis.del(RedisKeys.admission(tenant), RedisKeys.admissionBeforeUpgrade(tenant), RedisKeys.admissionLeases(tenant), RedisKeys.trueUp(tenant),
                 RedisKeys.heldJobs(tenant), RedisKeys.heldLock(tenant), RedisKeys.webhookDisabled(tenant),
                 RedisKeys.webhookPreviousSecret(tenant), RedisKeys.tenantKeys(tenant));
         redis.srem(RedisKeys.heldTenants(), tenant);

@@ -23,10 +23,19 @@ import java.util.Set;
  * @param dayOffset        start of the quota day after 00:00 UTC
  * @param redisRetry       how long a node stays on its fallback before trying Redis again
  * @param poolLease        lease period P of the pool's borrowing bucket: a node leases C × P tokens at a time
+ * @param costModel        how a job's cost is worked out ({@code admission.cost-model})
  */
 public record AdmissionConfig(double farmCapacity, double poolBurst, double ceilingFactor, double costBase,
                               double costPerMegapixel, Duration leaseTtl, RedisDown redisDown, int nodes,
-                              Set<Policy> shadow, Duration dayOffset, Duration redisRetry, Duration poolLease) {
+                              Set<Policy> shadow, Duration dayOffset, Duration redisRetry, Duration poolLease, CostModel costModel) {
+
+    /** How a job's cost in tokens is worked out. */
+    public enum CostModel {
+        /** {@code cost-base} + the job's estimated CPU time in tokens ({@link com.fairpix.core.job.JobCost}), trued up after the job. */
+        WORK,
+        /** {@code cost-base + cost-per-megapixel × Σ max(1, MP)} over the variants (releases before issue 33). */
+        MEGAPIXELS
+    }
 
     /** Behaviour while Redis is unreachable. */
     public enum RedisDown {
@@ -45,7 +54,7 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
 
     /** In-memory defaults for tests and benches: no farm capacity (no borrowing), everything else as shipped. */
     public static AdmissionConfig defaults() {
-        return new AdmissionConfig(0, 0, 2, 0, 1, Duration.ofMinutes(15), RedisDown.OPEN, 1, Set.of(), Duration.ZERO, Duration.ofSeconds(1), DEFAULT_POOL_LEASE);
+        return new AdmissionConfig(0, 0, 2, 0, 1, Duration.ofMinutes(15), RedisDown.OPEN, 1, Set.of(), Duration.ZERO, Duration.ofSeconds(1), DEFAULT_POOL_LEASE, CostModel.WORK);
     }
 
     /** {@code admission.pool-lease-millis}' default. */
@@ -61,7 +70,8 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
                 config.decimal(Setting.ADMISSION_COST_PER_MEGAPIXEL), Duration.ofSeconds(config.longValue(Setting.ADMISSION_LEASE_TTL_SECONDS)),
                 config.choice(Setting.ADMISSION_REDIS_DOWN, RedisDown.class), config.integer(Setting.ADMISSION_NODES), shadow,
                 Duration.ofSeconds(config.longValue(Setting.ADMISSION_DAY_OFFSET_SECONDS)),
-                Duration.ofSeconds(1), Duration.ofMillis(config.longValue(Setting.ADMISSION_POOL_LEASE_MILLIS)));
+                Duration.ofSeconds(1), Duration.ofMillis(config.longValue(Setting.ADMISSION_POOL_LEASE_MILLIS)),
+                config.choice(Setting.ADMISSION_COST_MODEL, CostModel.class));
     }
 
     /** Whether each pool's capacity is measured rather than pinned. */
@@ -69,19 +79,23 @@ public record AdmissionConfig(double farmCapacity, double poolBurst, double ceil
 
     public int shadowMask() { return Policy.mask(shadow); }
 
+    public AdmissionConfig withCostModel(CostModel model) {
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease, model);
+    }
+
     public AdmissionConfig withFarmCapacity(double capacity, double ceiling) {
-        return new AdmissionConfig(capacity, poolBurst, ceiling, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease);
+        return new AdmissionConfig(capacity, poolBurst, ceiling, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease, costModel);
     }
 
     public AdmissionConfig withShadow(Set<Policy> policies) {
-        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, policies, dayOffset, redisRetry, poolLease);
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, redisDown, nodes, policies, dayOffset, redisRetry, poolLease, costModel);
     }
 
     public AdmissionConfig withRedisDown(RedisDown down, int nodeCount) {
-        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, down, nodeCount, shadow, dayOffset, redisRetry, poolLease);
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, leaseTtl, down, nodeCount, shadow, dayOffset, redisRetry, poolLease, costModel);
     }
 
     public AdmissionConfig withLeaseTtl(Duration ttl) {
-        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, ttl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease);
+        return new AdmissionConfig(farmCapacity, poolBurst, ceilingFactor, costBase, costPerMegapixel, ttl, redisDown, nodes, shadow, dayOffset, redisRetry, poolLease, costModel);
     }
 }

@@ -160,7 +160,7 @@ public final class JobSubmitter {
         Decision decision = null;
         try {
             // Admission after validation and the header read (the cost needs the pixels), before any write.
-            decision = admission.decide(tenant, pool, Cost.ofJob(admissionConfig, header.gatePixels(), outputs), jobId);
+            decision = admission.decide(tenant, pool, Cost.ofJob(admissionConfig, header, image.size(), spec, outputs), jobId);
             if (!decision.allowed()) throw RateLimitFields.problem(tenant, decision);
             overload.checkAdmitted(tenant, pool, decision);
             Instant now = clock.instant();

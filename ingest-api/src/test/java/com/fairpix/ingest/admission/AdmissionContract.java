@@ -228,7 +228,7 @@ public abstract class AdmissionContract {
     /** Farm 100/s; A, B, C guaranteed 30/s each with a ceiling of 100/s. */
     protected AdmissionConfig farm() {
         return new AdmissionConfig(100, 100, 100 / 30.0, 0, 1, Duration.ofMinutes(15), AdmissionConfig.RedisDown.OPEN, 1,
-                Set.of(), Duration.ZERO, Duration.ofSeconds(1), AdmissionConfig.DEFAULT_POOL_LEASE);
+                Set.of(), Duration.ZERO, Duration.ofSeconds(1), AdmissionConfig.DEFAULT_POOL_LEASE, AdmissionConfig.CostModel.WORK);
     }
 
     /** Hook for implementations whose borrowing pool outlives a test (Redis): reset it. */

@@ -3,6 +3,7 @@ package com.fairpix.ingest.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.admission.AdmissionLeases;
+import com.fairpix.core.admission.TrueUp;
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.redis.RedisKeys;
 import com.fairpix.core.tenant.Tenant;
@@ -202,6 +203,28 @@ class RedisAdmissionIT extends AdmissionContract {
         assertThat(leases.live(t.id(), c.instant())).as("after the worker frees job-1").isEqualTo(1);
         assertThat(leases.live(t.id(), c.instant().plus(AdmissionConfig.defaults().leaseTtl()).plusSeconds(1)))
                 .as("past the lease TTL").isZero();
+    }
+
+    /**
+     * What a worker records as owed for a job that cost more CPU than it was charged ({@link TrueUp})
+     * is taken out whole by the tenant's next decision: a tenant with 10 tokens in its bucket that
+     * owes 9.5 is refused a 1-token job, the debt key is gone, and the refusal kept the debit (0.5
+     * tokens left: refused again; 100 ms later, at 10 tokens/s, 1.5: admitted).
+     */
+    @Test
+    void aTrueUpDebtIsPaidOnTheTenantsNextDecisionEvenWhenItIsRefused() {
+        ManualClock c = new ManualClock(java.time.Instant.parse("2026-12-01T12:00:00Z"));
+        RedisAdmission a = RedisAdmission.onTestClock(redis, AdmissionConfig.defaults(), FarmShare.fixed(AdmissionConfig.defaults().farmCapacity()), c::micros);
+        Tenant t = tenant(id("trueup"), 10, 10);
+        new TrueUp(redis).owe(t.id(), 9.5);
+        assertThat(redis.pttl(RedisKeys.trueUp(t.id()))).as("a debt expires if never claimed").isPositive();
+        Decision refused = a.decide(t, tokens(1), null);
+        assertThat(refused.allowed()).as("10 tokens less the 9.5 owed cannot pay 1").isFalse();
+        assertThat(refused.violated()).containsExactly(Policy.RATE);
+        assertThat(redis.exists(RedisKeys.trueUp(t.id()))).as("the debt was taken out").isFalse();
+        assertThat(a.decide(t, tokens(1), null).allowed()).as("the refusal kept the debit: still 0.5 tokens").isFalse();
+        c.advance(java.time.Duration.ofMillis(100));
+        assertThat(a.decide(t, tokens(1), null).allowed()).as("refilled by 1 token in 100 ms at 10/s").isTrue();
     }
 
     /** Calls of {@code command} Redis counted, summed over every node of a cluster. */

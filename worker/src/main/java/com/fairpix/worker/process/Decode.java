@@ -161,38 +161,9 @@ public final class Decode {
         return raw;
     }
 
-    /**
-     * The largest JPEG scale denominator (1, 2, 4, 8) that keeps the decoded image at least as large
-     * as every variant needs. A variant needs the full size when it has no resize, or when a step
-     * measured in source pixels (crop, blur, sharpen, watermark) comes before its first resize.
-     */
+    /** The JPEG scale denominator the decode uses: {@link com.fairpix.core.job.JobCost#jpegReduction}, the one rule admission prices. */
     static int reductionFor(ImageHeader header, JobSpec spec) {
-        double allowed = 8;
-        for (List<Operation> ops : spec.variants().values()) {
-            int w = header.displayWidth(), h = header.displayHeight();
-            Operation.Resize resize = null;
-            for (Operation op : ops) {
-                if (op instanceof Operation.Resize r) {
-                    resize = r;
-                    break;
-                }
-                if (op instanceof Operation.Rotate r && r.angle() != 180) {
-                    int t = w;
-                    w = h;
-                    h = t;
-                }
-                if (op instanceof Operation.Crop || op instanceof Operation.Blur || op instanceof Operation.Sharpen || op instanceof Operation.Watermark) break;
-            }
-            if (resize == null) return 1;
-            double[] s = Resize.scales(w, h, resize);
-            allowed = Math.min(allowed, 1.0 / Math.max(s[0], s[1]));
-        }
-        int w = header.width(), h = header.height();
-        for (int r : new int[] {8, 4, 2}) {
-            // Keep a few pixels on each side: a 1-pixel decode breaks OpenCV's REDUCED path (notes/opencv.md).
-            if (r <= allowed && w / r >= 2 && h / r >= 2) return r;
-        }
-        return 1;
+        return com.fairpix.core.job.JobCost.jpegReduction(header, spec);
     }
 
     /**

@@ -65,6 +65,7 @@ public final class JobRunner {
     private final BiConsumer<String, String> releaseLease;
     private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
     private volatile UsageLedger usage = UsageLedger.NONE;
+    private volatile com.fairpix.core.admission.TrueUp trueUp;
     private java.util.concurrent.Executor finishers;
     private java.util.concurrent.Semaphore finishSlots;
 
@@ -149,6 +150,15 @@ public final class JobRunner {
     /** Where each finished job's measured usage is counted (docs/usage.md); none unless set. */
     public JobRunner recordUsageIn(UsageLedger ledger) {
         this.usage = ledger;
+        return this;
+    }
+
+    /**
+     * Charges each finished job's measured CPU past its estimate to its tenant
+     * ({@link com.fairpix.core.admission.TrueUp}, issue 33); nothing is charged unless set.
+     */
+    public JobRunner trueUpIn(com.fairpix.core.admission.TrueUp trueUp) {
+        this.trueUp = trueUp;
         return this;
     }
 
@@ -435,7 +445,26 @@ public final class JobRunner {
             if (t.applied()) {
                 publish(done);
                 metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenantTags.tag(runningJob.tenant())).increment();
+                chargeOverrun(message, done);
             }
+        }
+    }
+
+    /**
+     * The job's measured CPU in tokens against what admission charged: past the calibration's margin,
+     * the tenant owes the difference. A debt that cannot be written is logged and dropped; the job
+     * itself is done.
+     */
+    private void chargeOverrun(JobMessage message, JobRecord done) {
+        com.fairpix.core.admission.TrueUp to = trueUp;
+        if (to == null || done.usage() == null) return;
+        double owed = com.fairpix.core.admission.TrueUp.owed(message.cost(), done.usage().cpuMillis() / com.fairpix.core.job.JobCost.MS_PER_TOKEN);
+        if (owed <= 0) return;
+        try {
+            to.owe(message.tenant(), owed);
+            metrics.counter(MetricNames.TRUE_UP_TOKENS, "tenant", tenantTags.tag(message.tenant())).increment(owed);
+        } catch (RuntimeException e) {
+            log.warn("job {} of {} owes {} tokens past its charge; not recorded: {}", message.jobId(), message.tenant(), owed, e.toString());
         }
     }
 

@@ -141,7 +141,7 @@ public final class RedisAdmission implements Admission {
 
     private List<?> run(String tenant, String op, Limits l, long cost, PoolLease.Reservation reservation, String jobId) {
         boolean borrow = l.borrowing();
-        List<String> keys = List.of(RedisKeys.admission(tenant), RedisKeys.admissionLeases(tenant), RedisKeys.admissionBeforeUpgrade(tenant));
+        List<String> keys = List.of(RedisKeys.admission(tenant), RedisKeys.admissionLeases(tenant), RedisKeys.admissionBeforeUpgrade(tenant), RedisKeys.trueUp(tenant));
         List<String> args = List.of(testClock == null ? "" : Long.toString(testClock.getAsLong()), op, Long.toString(cost),
                 Long.toString(l.rateMilli()), Long.toString(l.burstNano()),
                 borrow ? Long.toString(l.ceilRateMilli()) : "0", borrow ? Long.toString(l.ceilBurstNano()) : "0",
