@@ -81,6 +81,9 @@ final class ProcessorLauncher {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of("-Xmx" + settings.heapMb() + "m", "-Xss1m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + tmp + "/hs_err_pid%p.log",
+                // The JVM's own log goes to stdout by default: on stderr, it cannot corrupt the protocol.
+                // (A dynamic CDS archive always reports a mismatch on --enable-native-access, harmlessly: cds is quiet.)
+                "-Xlog:disable", "-Xlog:all=warning,cds=off,aot=off:stderr",
                 "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + tmp, "-Djna.tmpdir=" + tmp));
         cmd.addAll(cdsFlags);
         if (opencv != null) cmd.add("-D" + com.fairpix.worker.process.OpenCv.LIBRARY_PROPERTY + "=" + opencv.resolve(com.fairpix.worker.process.OpenCv.LIBRARY_NAME));
