@@ -228,7 +228,7 @@ final class Processor implements AutoCloseable {
         String reason;
         if (killedAtDeadline) {
             reason = "timeout";
-            how = "ran past " + deadline.toSeconds() + " s (worker.job-timeout-seconds) and was killed";
+            how = "ran past its deadline (worker.job-timeout-seconds + " + ProcessorProcesses.KILL_GRACE.toSeconds() + " s, " + deadline.toSeconds() + " s) and was killed";
         } else if (exit != null && (exit == ProcessorMain.EXIT_OUT_OF_MEMORY || exit == 128 + 9) || tail.contains("OutOfMemoryError")
                 || tail.contains("insufficient memory") || tail.contains("Cannot allocate memory") || tail.contains("bad_alloc")) {
             // SIGKILL not sent by the worker: the kernel's OOM killer (or a cgroup's) is who sends it.
