@@ -220,25 +220,36 @@ final class Processor implements AutoCloseable {
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
         }
-        String tail = tail();
+        Died died = classify(exit, killedAtDeadline, tail(), deadline);
+        log.warn("processor {} (pid {}) died on job {}: {}{}", number, pid, jobId, died.getMessage(), e == null ? "" : " (" + e.getMessage() + ")");
+        return died;
+    }
+
+    /**
+     * Why a processor died, from how it ended.
+     *
+     * @param exit             its exit status (128 + n: killed by signal n); null when it did not exit
+     * @param killedAtDeadline the worker killed it at the job's deadline
+     * @param tail             its last lines on stderr
+     */
+    static Died classify(Integer exit, boolean killedAtDeadline, String tail, Duration deadline) {
         String how = exit == null ? "did not exit" : exit > 128 ? "was killed by signal " + signalName(exit - 128) : "exited with status " + exit;
         // A JVM that catches a fatal signal in native code reports it and exits with status 1 (no core dump).
-        java.util.regex.Matcher fatal = java.util.regex.Pattern.compile("#\\s+(SIG[A-Z]+) \\(0x[0-9a-f]+\\)").matcher(tail);
+        java.util.regex.Matcher fatal = FATAL.matcher(tail);
         if (tail.contains("A fatal error has been detected") && fatal.find()) how = "crashed with " + fatal.group(1) + " (signal)";
-        String reason;
         if (killedAtDeadline) {
-            reason = "timeout";
-            how = "ran past its deadline (worker.job-timeout-seconds + " + ProcessorProcesses.KILL_GRACE.toSeconds() + " s, " + deadline.toSeconds() + " s) and was killed";
-        } else if (exit != null && (exit == ProcessorMain.EXIT_OUT_OF_MEMORY || exit == 128 + 9) || tail.contains("OutOfMemoryError")
-                || tail.contains("insufficient memory") || tail.contains("Cannot allocate memory") || tail.contains("bad_alloc")) {
-            // SIGKILL not sent by the worker: the kernel's OOM killer (or a cgroup's) is who sends it.
-            reason = "out-of-memory";
-        } else {
-            reason = "decoder-crashed";
+            return new Died("timeout", "the image processor ran past its deadline (worker.job-timeout-seconds + "
+                    + ProcessorProcesses.KILL_GRACE.toSeconds() + " s, " + deadline.toSeconds() + " s) and was killed on this input");
         }
-        log.warn("processor {} (pid {}) {} on job {}{}", number, pid, how, jobId, e == null ? "" : " (" + e.getMessage() + ")");
-        return new Died(reason, "the image processor " + how + " on this input");
+        // A SIGKILL the worker did not send: the kernel's OOM killer (or a cgroup's) sends those.
+        boolean memory = exit != null && (exit == ProcessorMain.EXIT_OUT_OF_MEMORY || exit == 128 + 9)
+                || MEMORY_WORDS.stream().anyMatch(tail::contains);
+        return new Died(memory ? "out-of-memory" : "decoder-crashed", "the image processor " + how + " on this input");
     }
+
+    private static final java.util.regex.Pattern FATAL = java.util.regex.Pattern.compile("#\\s+(SIG[A-Z]+) \\(0x[0-9a-f]+\\)");
+    /** What a JVM, glibc or C++ print when memory runs out. */
+    private static final List<String> MEMORY_WORDS = List.of("OutOfMemoryError", "insufficient memory", "Cannot allocate memory", "bad_alloc");
 
     private static String signalName(int signal) {
         return switch (signal) {
