@@ -88,7 +88,7 @@ final class ProcessorLauncher {
         cmd.addAll(cdsFlags);
         if (opencv != null) cmd.add("-D" + com.fairpix.worker.process.OpenCv.LIBRARY_PROPERTY + "=" + opencv.resolve(com.fairpix.worker.process.OpenCv.LIBRARY_NAME));
         if (settings.testHooks()) cmd.add("-D" + ProcessorMain.HOOKS_PROPERTY + "=true");
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ProcessorMain.class.getName(),
+        cmd.addAll(List.of("-cp", classPath(), ProcessorMain.class.getName(),
                 Long.toString(settings.maxPixels()), Long.toString(settings.jobTimeoutMillis()), Long.toString(settings.nativeMemoryBytes())));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
         Map<String, String> env = pb.environment();
@@ -136,6 +136,13 @@ final class ProcessorLauncher {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /** The worker's class path with every entry absolute: a processor runs in its own directory. */
+    static String classPath() {
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(e -> !e.isEmpty()).map(e -> Path.of(e).toAbsolutePath().toString())
+                .collect(java.util.stream.Collectors.joining(File.pathSeparator));
     }
 
     /** Whether bubblewrap runs here with user and network namespaces (tried once; logged once when not). */
