@@ -34,13 +34,17 @@ final class ClassData {
     private Processor dumper;
     private boolean locked;
 
-    ClassData(Path dir) {
+    private final java.time.Clock clock;
+
+    /** @param clock tells a stale lock's age */
+    ClassData(Path dir, java.time.Clock clock) {
         this.dir = dir;
+        this.clock = clock;
         String key = System.getProperty("java.home") + "|" + System.getProperty("java.vm.version") + "|" + System.getProperty("java.class.path");
         String name = "processor-" + sha256(key).substring(0, 16);
         this.archive = dir.resolve(name + ".jsa");
         this.lock = dir.resolve(name + ".lock");
-        this.part = dir.resolve(name + "-" + ProcessHandle.current().pid() + "-" + System.nanoTime() + ".part");
+        this.part = dir.resolve(name + "-" + java.util.UUID.randomUUID() + ".part");
     }
 
     /** The directory processors must be able to write (the dumping one writes its archive there); null when it cannot be made. */
@@ -69,7 +73,7 @@ final class ClassData {
             try {
                 Files.createFile(lock);
             } catch (FileAlreadyExistsException e) {
-                if (System.currentTimeMillis() - Files.getLastModifiedTime(lock).toMillis() < STALE_LOCK_MILLIS) return new Use(List.of(), false, this);
+                if (clock.millis() - Files.getLastModifiedTime(lock).toMillis() < STALE_LOCK_MILLIS) return new Use(List.of(), false, this);
                 Files.deleteIfExists(lock);
                 Files.createFile(lock);
             }

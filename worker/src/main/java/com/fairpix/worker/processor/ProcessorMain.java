@@ -47,6 +47,8 @@ public final class ProcessorMain {
     public static final String CRASH_MARKER = "FAIRPIX-TEST-PROCESSOR-SEGV";
     public static final String HANG_MARKER = "FAIRPIX-TEST-PROCESSOR-HANG";
     public static final String OOM_MARKER = "FAIRPIX-TEST-PROCESSOR-OOM";
+    /** Native memory (malloc through JNA, as a codec allocates) until an allocation fails; at most 64 GiB of address space. */
+    public static final String NATIVE_OOM_MARKER = "FAIRPIX-TEST-PROCESSOR-MALLOC";
     /**
      * Followed by a port and a space: the processor tries to connect to 127.0.0.1 on that port and
      * fails the job ({@code test-probe}) with what it could reach and the names of its environment.
@@ -157,6 +159,12 @@ public final class ProcessorMain {
             ObjectNode report = Frames.header("probe").put("network", connect);
             System.getenv().keySet().stream().sorted().forEach(report.putArray("env")::add);
             throw new Permanent("test-probe", report.toString());
+        }
+        if (text.contains(NATIVE_OOM_MARKER)) {
+            System.err.println("test hook: allocating native memory until an allocation fails");
+            List<com.sun.jna.Memory> hog = new ArrayList<>();
+            for (int i = 0; i < 1024; i++) hog.add(new com.sun.jna.Memory(64L << 20)); // JNA throws OutOfMemoryError when malloc fails
+            throw new Permanent("test-no-limit", "64 GiB of address space allocated without a failure: no limit");
         }
         if (text.contains(OOM_MARKER)) {
             System.err.println("test hook: allocating until out of memory");

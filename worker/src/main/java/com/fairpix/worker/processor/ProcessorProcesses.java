@@ -44,6 +44,8 @@ public final class ProcessorProcesses implements ImageProcessor {
     static final int REMEMBERED_JOBS = 10_000;
     /** The processor's own deadline check gets this long to fail a job cleanly before the SIGKILL. */
     static final Duration KILL_GRACE = Duration.ofSeconds(1);
+    /** For the start time a log line reports. */
+    private static final java.util.function.LongSupplier NANOS = com.fairpix.core.time.SystemTime.nanos();
 
     private final ProcessorLauncher launcher;
     private final int slots;
@@ -87,7 +89,7 @@ public final class ProcessorProcesses implements ImageProcessor {
         try {
             Path dir = Files.createTempDirectory("fairpix-processors-");
             Path lib = com.fairpix.worker.process.OpenCv.extractLibrary();
-            ClassData classData = new ClassData(Path.of(System.getProperty("java.io.tmpdir"), "fairpix-processor-cds"));
+            ClassData classData = new ClassData(Path.of(System.getProperty("java.io.tmpdir"), "fairpix-processor-cds"), com.fairpix.core.time.SystemTime.clock());
             boolean hooks = Boolean.getBoolean(ProcessorMain.HOOKS_PROPERTY) || "true".equals(System.getenv("FAIRPIX_TEST_PROCESSOR_HOOKS"));
             ProcessorLauncher launcher = new ProcessorLauncher(new ProcessorLauncher.Settings(maxPixels, jobTimeout.toMillis(), nativeMemoryBytes,
                     Math.max(64, memoryMb / 2), memoryMb, sandbox, hooks, true), dir, lib == null ? null : lib.getParent(), classData.dir());
@@ -142,7 +144,7 @@ public final class ProcessorProcesses implements ImageProcessor {
             }
         }
         int number = started.incrementAndGet();
-        long t0 = System.nanoTime();
+        long t0 = NANOS.getAsLong();
         ClassData.Use cds = classData.use();
         Processor p;
         try {
@@ -157,7 +159,7 @@ public final class ProcessorProcesses implements ImageProcessor {
             if (cds.dumps()) classData.dumper(p);
         }
         log.info("processor {} started (pid {}, nice {}, {}{}, {} ms): {}", number, p.pid(), nice, launcher.sandboxed() ? "sandboxed" : "unsandboxed",
-                limit > 0 ? ", address space ≤ " + (limit >> 20) + " MiB" : "", (System.nanoTime() - t0) / 1_000_000, p.hello().path("codecs").asText());
+                limit > 0 ? ", address space ≤ " + (limit >> 20) + " MiB" : "", (NANOS.getAsLong() - t0) / 1_000_000, p.hello().path("codecs").asText());
         return p;
     }
 
