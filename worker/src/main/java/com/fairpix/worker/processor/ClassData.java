@@ -35,6 +35,7 @@ final class ClassData {
     private boolean locked;
 
     private final java.time.Clock clock;
+    private final boolean jarsOnly = jarsOnly(System.getProperty("java.class.path"));
 
     /** @param clock tells a stale lock's age */
     ClassData(Path dir, java.time.Clock clock) {
@@ -66,6 +67,8 @@ final class ClassData {
     }
 
     synchronized Use use() {
+        // CDS archives classes from jars only: a folder on the class path (Maven's target/classes, in tests) makes the dump fail.
+        if (!jarsOnly) return new Use(List.of(), false, this);
         if (Files.isRegularFile(archive)) return new Use(List.of("-XX:SharedArchiveFile=" + archive), false, this);
         if (dumper != null && !dumper.alive()) release(); // it died before it could write the archive
         if (locked || dir() == null) return new Use(List.of(), false, this);
@@ -115,6 +118,24 @@ final class ClassData {
         }
         locked = false;
         dumper = null;
+    }
+
+    /** True when no entry of the class path, nor of a jar's manifest Class-Path (a test runner's booter jar), is a folder. */
+    static boolean jarsOnly(String classPath) {
+        for (String e : classPath.split(java.io.File.pathSeparator)) {
+            if (e.isEmpty()) continue;
+            Path p = Path.of(e);
+            if (Files.isDirectory(p)) return false;
+            if (!Files.isRegularFile(p)) continue;
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(p.toFile())) {
+                java.util.jar.Manifest m = jar.getManifest();
+                String cp = m == null ? null : m.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+                if (cp != null && java.util.Arrays.stream(cp.trim().split("\\s+")).anyMatch(u -> u.endsWith("/"))) return false;
+            } catch (IOException ex) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String sha256(String s) {

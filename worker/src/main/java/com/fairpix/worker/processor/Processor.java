@@ -81,9 +81,16 @@ final class Processor implements AutoCloseable {
     static Processor start(int number, ProcessorLauncher launcher, int nice, List<String> cdsFlags, ScheduledExecutorService timers) {
         Process process;
         try {
-            process = launcher.command(nice, cdsFlags).start();
-        } catch (IOException e) {
-            throw new RetryLater(RetryLater.Kind.CAPACITY, "processor-start", "cannot start a processor: " + e, 0, e);
+            // Started from the timers' one long-lived thread, not the calling processing thread: bubblewrap's
+            // --die-with-parent (PR_SET_PDEATHSIG) fires when the thread that started it ends, and a
+            // processing thread may be replaced while its processor lives on in the pool.
+            ProcessBuilder command = launcher.command(nice, cdsFlags);
+            process = timers.submit(command::start).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new RetryLater(RetryLater.Kind.CAPACITY, "processor-start", "cannot start a processor: " + e.getCause(), 0, e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RetryLater(RetryLater.Kind.CAPACITY, "interrupted", "interrupted while starting a processor", 0, e);
         }
         Processor p = new Processor(number, process, nice);
         p.pumpStderr();

@@ -63,7 +63,7 @@ final class ProcessorLauncher {
     }
 
     /**
-     * @param nice     the nice value to start it at (0 = the worker's own)
+     * @param nice     how much nicer than the thread that starts it the processor runs ({@code nice -n}: it adds to the starter's)
      * @param cdsFlags the class-data-sharing flags for this start (empty for none)
      */
     ProcessBuilder command(int nice, List<String> cdsFlags) {

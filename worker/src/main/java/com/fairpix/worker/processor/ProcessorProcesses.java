@@ -64,12 +64,21 @@ public final class ProcessorProcesses implements ImageProcessor {
             r -> Thread.ofPlatform().daemon().name("fairpix-processor-deadlines").unstarted(r));
     private final AtomicInteger started = new AtomicInteger();
     private volatile boolean closed;
+    private final int starterNice;
 
     /**
      * @param slots    processing slots of the worker: at most this many processors are kept idle
      * @param jobTimeout wall-clock limit of one job in a processor (worker.job-timeout-seconds)
      */
     private ProcessorProcesses(ProcessorLauncher launcher, int slots, Duration jobTimeout, Path dir, ClassData classData) {
+        // The timers' thread starts every processor: made now, by the worker's starting thread, it has
+        // that thread's nice value (a thread inherits its creator's), which `nice -n` then adds to.
+        try {
+            Integer n = timers.submit(CpuPriority::currentThreadNice).get();
+            this.starterNice = n == null ? 0 : n;
+        } catch (java.util.concurrent.ExecutionException | InterruptedException e) {
+            throw new IllegalStateException("processor starter thread: " + e, e);
+        }
         this.launcher = launcher;
         this.slots = slots;
         this.deadline = jobTimeout.plus(KILL_GRACE);
@@ -148,7 +157,7 @@ public final class ProcessorProcesses implements ImageProcessor {
         ClassData.Use cds = classData.use();
         Processor p;
         try {
-            p = Processor.start(number, launcher, nice, cds.flags(), timers);
+            p = Processor.start(number, launcher, Math.max(0, nice - starterNice), cds.flags(), timers);
         } catch (RuntimeException e) {
             cds.abandon();
             throw e;

@@ -70,6 +70,29 @@ class ProcessorProcessesTest {
     }
 
     @Test
+    void aProcessorRunsAtTheNiceValueOfTheThreadThatUsesIt() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Object> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                if (!com.fairpix.worker.consume.CpuPriority.lowerCurrentThread(10)) {
+                    seen.set("cannot lower a thread's priority here");
+                    return;
+                }
+                List<Long> before = processors.pids();
+                processors.process("job-nice", jpeg(""), SPEC, Assets.NONE);
+                List<Long> now = new java.util.ArrayList<>(processors.pids());
+                now.removeAll(before);
+                seen.set(now.isEmpty() ? "no new processor" : com.fairpix.worker.consume.CpuPriority.niceOf(java.nio.file.Path.of("/proc", now.get(0).toString(), "stat")));
+            } catch (Exception e) {
+                seen.set(e);
+            }
+        });
+        t.join();
+        org.junit.jupiter.api.Assumptions.assumeFalse("cannot lower a thread's priority here".equals(seen.get()));
+        assertThat(seen.get()).as("a processor started for a thread at nice 10").isEqualTo(10);
+    }
+
+    @Test
     void aNativeCrashFailsItsJobAsDecoderCrashedAfterTwoDeathsAndTheNextJobRuns() throws Exception {
         assertThatThrownBy(() -> processors.process("job-crash", jpeg(ProcessorMain.CRASH_MARKER), SPEC, Assets.NONE))
                 .isInstanceOf(Permanent.class).hasFieldOrPropertyWithValue("reason", "decoder-crashed")
