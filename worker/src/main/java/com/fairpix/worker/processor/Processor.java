@@ -209,7 +209,13 @@ final class Processor implements AutoCloseable {
         }
         long cpuAfter = stats.cpuMillis();
         long peak = stats.peakRssBytes();
-        JobRecord.Usage usage = cpuBefore < 0 || cpuAfter < 0 ? null : new JobRecord.Usage(cpuAfter - cpuBefore, Math.max(0, peak));
+        // The processor's own figure is exact to the ns but comes from the processor; the kernel's, in
+        // 10 ms ticks, is a floor it cannot lower: the larger of the two is billed.
+        long ticks = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
+        long nanos = h.path("cpuNanos").asLong(-1);
+        long reported = nanos < 0 ? -1 : (nanos + 999_999) / 1_000_000; // a job that used any CPU is billed at least 1 ms
+        long cpu = Math.max(ticks, reported);
+        JobRecord.Usage usage = cpu < 0 ? null : new JobRecord.Usage(cpu, Math.max(0, peak));
         return new ImageProcessor.Processed(outputs, usage);
     }
 

@@ -100,6 +100,7 @@ public final class ProcessorMain {
     /** Runs one job frame: the result header (its outputs in {@link #lastOutputs}) or an error header. */
     static ObjectNode run(ImagePipeline pipeline, Frames.Frame job, boolean hooks) {
         lastOutputs = Map.of();
+        long cpuBefore = processCpuNanos();
         try {
             JobSpec spec = Frames.MAPPER.treeToValue(job.header().get("spec"), JobSpec.class);
             byte[] original = job.blobs().get(0);
@@ -113,6 +114,9 @@ public final class ProcessorMain {
                 return data;
             });
             ObjectNode result = Frames.header("result");
+            // This process's CPU time over the job, to the nanosecond (the worker's /proc reading has 10 ms ticks).
+            long cpuAfter = processCpuNanos();
+            if (cpuBefore >= 0 && cpuAfter >= 0) result.put("cpuNanos", cpuAfter - cpuBefore);
             ArrayNode list = result.putArray("outputs");
             for (Map.Entry<String, ImagePipeline.Output> e : outputs.entrySet()) {
                 list.addObject().put("variant", e.getKey()).put("width", e.getValue().width()).put("height", e.getValue().height())
@@ -133,6 +137,12 @@ public final class ProcessorMain {
         } catch (Throwable e) { // what the in-process pipeline would count as a failed attempt
             return Frames.header("error").put("kind", "error").put("reason", e.getClass().getSimpleName()).put("message", String.valueOf(e.getMessage()));
         }
+    }
+
+    /** CPU time of this whole process (all its threads), ns; -1 where the JVM cannot tell. */
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
     }
 
     private static void testHooks(byte[] original) throws InterruptedException {

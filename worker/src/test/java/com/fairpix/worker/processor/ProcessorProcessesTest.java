@@ -65,7 +65,7 @@ class ProcessorProcessesTest {
         assertThat(thumb.height()).isEqualTo(24);
         assertThat(thumb.encode()).isEqualTo(local.get("thumb").encode());
         assertThat(done.usage()).isNotNull();
-        assertThat(done.usage().cpuMillis()).isGreaterThanOrEqualTo(0);
+        assertThat(done.usage().cpuMillis()).isPositive();
         assertThat(done.usage().peakRssBytes()).as("a JVM's resident set").isGreaterThan(10L << 20);
     }
 
