@@ -209,8 +209,9 @@ final class Processor implements AutoCloseable {
         }
         long cpuAfter = stats.cpuMillis();
         long peak = stats.peakRssBytes();
-        // The processor's own figure is exact to the ns but comes from the processor; the kernel's, in
-        // 10 ms ticks, is a floor it cannot lower: the larger of the two is billed.
+        // The processor's own figure (its job thread's CPU) is exact to the ns but comes from the processor;
+        // the kernel's (the whole process, GC and JIT included) comes in 10 ms ticks and is a floor the
+        // processor cannot lower: the larger of the two is billed.
         long ticks = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
         long nanos = h.path("cpuNanos").asLong(-1);
         long reported = nanos < 0 ? -1 : (nanos + 999_999) / 1_000_000; // a job that used any CPU is billed at least 1 ms
