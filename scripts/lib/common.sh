@@ -72,8 +72,11 @@ _apt_install() {
 
 # The codec libraries the worker loads at run time: libheif (HEIC/AVIF, with libde265, dav1d,
 # libaom and x265 as its dependencies). Without it the worker runs and refuses HEIC/AVIF jobs.
+# And bubblewrap, the sandbox of the worker's processor processes (docs/processors.md): without it
+# they run unsandboxed (network reachable, the file system readable), which the worker logs once.
 ensure_image_libs() {
   ensure_apt_lib libheif.so.1 libheif1
+  ensure_apt_pkg bwrap bubblewrap
 }
 
 # Prints a JDK's full version ("25.0.3", "1.8.0_392") or nothing.

@@ -85,7 +85,13 @@ public final class Worker implements AutoCloseable {
         EventPublisher events = EventPublisher.kafka(producer);
         NativeMemoryBudget memory = new NativeMemoryBudget(settings.nativeMemoryBytes());
         Gauge.builder(MetricNames.NATIVE_MEMORY_RESERVED, memory::reservedBytes).tag("pool", pool).register(registry);
-        ImagePipeline pipeline = new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
+        int slots = settings.consume().sharedThreads() + settings.consume().reservedThreads();
+        // In processes (the default), each processor has its own pixel budget and memory limit; the
+        // worker's budget gauge then stays 0. In-process, the jobs share the worker's budget.
+        com.fairpix.worker.process.ImageProcessor pipeline = settings.processors() == WorkerConfig.Processors.PROCESS
+                ? com.fairpix.worker.processor.ProcessorProcesses.start(slots, settings.maxPixels(), settings.jobTimeout(),
+                        settings.nativeMemoryBytes(), settings.processorMemoryMb(), true)
+                : new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
         // S3 behind a circuit breaker: while it is open the worker takes no job and pauses its
         // partitions, so an outage neither fails jobs nor spends their attempts (docs/overload.md).
         com.fairpix.core.resilience.Breakers breakers = com.fairpix.core.resilience.Breakers.of(
@@ -212,7 +218,7 @@ public final class Worker implements AutoCloseable {
                             }
                         },
                         directory)
-                .closeLast(() -> producer.close(Duration.ofSeconds(5)), objects, redis);
+                .closeLast(pipeline, () -> producer.close(Duration.ofSeconds(5)), objects, redis);
         Worker worker = new Worker(consumer, service.start(config.get(Setting.BIND_HOST), httpPort,
                 "worker for pool " + pool + " started with " + threads + " + " + reservedThreads + " reserved processing threads"));
         log.info("image formats: {}", com.fairpix.worker.process.Codecs.summary());

@@ -27,10 +27,20 @@ import java.time.Duration;
  * @param jobRetention      how long job records stay in Redis
  * @param tenantLabels      tenants with their own {@code tenant} label in /metrics
  * @param breakers          the S3 circuit breaker's settings
+ * @param processors        where image work runs: in processor processes or in this JVM
+ * @param processorMemoryMb memory one processor may take for a job, MiB
  */
 public record WorkerConfig(Pool pool, SchedulerKind scheduler, ConsumeConfig consume, int finishingThreads, int maxAttempts, long maxPixels,
                            Duration jobTimeout, long nativeMemoryBytes, Duration maxPollInterval, long maxResultBytes, Duration jobRetention,
-                           int tenantLabels, BreakerSettings breakers) {
+                           int tenantLabels, BreakerSettings breakers, Processors processors, int processorMemoryMb) {
+
+    /** {@code worker.processors}: where image work runs. */
+    public enum Processors {
+        /** Supervised processor processes (docs/processors.md). */
+        PROCESS,
+        /** The worker's own JVM. */
+        IN_PROCESS
+    }
 
     /** The {@code worker.*} settings and the shared ones the worker uses. */
     public static WorkerConfig from(FairpixConfig c) {
@@ -48,6 +58,7 @@ public record WorkerConfig(Pool pool, SchedulerKind scheduler, ConsumeConfig con
                 c.integer(Setting.WORKER_MAX_ATTEMPTS), c.longValue(Setting.WORKER_MAX_PIXELS), jobTimeout,
                 c.longValue(Setting.WORKER_NATIVE_MEMORY_BYTES), Duration.ofMillis(c.integer(Setting.WORKER_MAX_POLL_INTERVAL_MS)),
                 c.longValue(Setting.MAX_UPLOAD_BYTES), Duration.ofSeconds(c.longValue(Setting.JOB_RETENTION_SECONDS)),
-                c.integer(Setting.METRICS_TENANT_LABELS), BreakerSettings.from(c));
+                c.integer(Setting.METRICS_TENANT_LABELS), BreakerSettings.from(c), c.choice(Setting.WORKER_PROCESSORS, Processors.class),
+                c.integer(Setting.WORKER_PROCESSOR_MEMORY_MB));
     }
 }

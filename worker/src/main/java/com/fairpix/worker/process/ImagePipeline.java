@@ -18,7 +18,7 @@ import org.opencv.core.Mat;
  * time limit is checked between steps. Every intermediate Mat is released as soon as it is used,
  * since pixel memory is native and outside the Java heap.
  */
-public final class ImagePipeline {
+public final class ImagePipeline implements ImageProcessor {
     /** Largest watermark image decoded, pixels: an overlay never needs more. */
     static final long MAX_WATERMARK_PIXELS = 16_000_000;
 
@@ -86,6 +86,12 @@ public final class ImagePipeline {
             }
             return outputs;
         }
+    }
+
+    /** In this JVM: the caller measures the job's usage (its thread's CPU time). */
+    @Override
+    public Processed process(String jobId, byte[] source, JobSpec spec, Assets assets) throws InterruptedException {
+        return new Processed(process(source, spec, assets), null);
     }
 
     /**

@@ -28,13 +28,27 @@ public final class OpenCv {
         if (loaded) return;
         synchronized (OpenCv.class) {
             if (!loaded) {
-                Path cached = extractOnce();
+                // A processor is told where its worker extracted the library (its own /tmp is private).
+                String given = System.getProperty(LIBRARY_PROPERTY);
+                Path cached = given != null && Files.isRegularFile(Path.of(given)) ? Path.of(given) : extractOnce();
                 if (cached != null) System.load(cached.toString());
                 else OpenCV.loadLocally();
                 org.opencv.core.Core.setNumThreads(1);
                 loaded = true;
             }
         }
+    }
+
+    /** System property naming the extracted library to load (set by the worker for its processors). */
+    public static final String LIBRARY_PROPERTY = "fairpix.opencv.library";
+
+    /**
+     * Extracts the library to its cache path without loading it (the worker does this for its
+     * processors, which never write outside their own directory); null where this platform's
+     * library is not in the jar (a processor then extracts its own).
+     */
+    public static Path extractLibrary() {
+        return extractOnce();
     }
 
     /** The library extracted to its cache path (reused when already there with the right size), or null when this platform's is not in the jar. */
@@ -69,4 +83,6 @@ public final class OpenCv {
 
     /** The library org.openpnp:opencv 4.9.0-0 ships for linux-x86_64 (another version: the fallback). */
     static final String LIBRARY = "libopencv_java490.so";
+    /** {@link #LIBRARY}, for the worker that hands the extracted file to its processors. */
+    public static final String LIBRARY_NAME = LIBRARY;
 }

@@ -13,6 +13,7 @@ import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.core.usage.UsageLedger;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
+import com.fairpix.worker.process.ImageProcessor;
 import com.fairpix.worker.store.ResultWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -55,7 +56,7 @@ public final class JobRunner {
 
     private final JobStore jobs;
     private final ResultWriter results;
-    private final ImagePipeline pipeline;
+    private final ImageProcessor pipeline;
     private final EventPublisher events;
     private final MeterRegistry metrics;
     private final TenantTags tenantTags;
@@ -73,7 +74,7 @@ public final class JobRunner {
      * @param maxAttempts attempts for transient failures before the job is FAILED and dead-lettered
      * @param baseBackoff first retry delay; doubled per attempt
      */
-    public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
+    public JobRunner(JobStore jobs, ResultWriter results, ImageProcessor pipeline, EventPublisher events,
                      MeterRegistry metrics, TenantTags tenantTags, Clock clock, int maxAttempts, Duration baseBackoff) {
         this(jobs, results, pipeline, events, metrics, tenantTags, clock, maxAttempts, baseBackoff, (tenant, jobId) -> {});
     }
@@ -82,7 +83,7 @@ public final class JobRunner {
      * @param releaseLease (tenant, job id) → frees the job's admission concurrency lease; called
      *                     whenever an attempt ends with the job terminal or gone (idempotent)
      */
-    public JobRunner(JobStore jobs, ResultWriter results, ImagePipeline pipeline, EventPublisher events,
+    public JobRunner(JobStore jobs, ResultWriter results, ImageProcessor pipeline, EventPublisher events,
                      MeterRegistry metrics, TenantTags tenantTags, Clock clock, int maxAttempts, Duration baseBackoff,
                      BiConsumer<String, String> releaseLease) {
         this.releaseLease = releaseLease;
@@ -413,12 +414,14 @@ public final class JobRunner {
         } catch (SecurityException e) {
             throw new Permanent("forbidden-key", e.getMessage());
         }
-        Map<String, ImagePipeline.Output> outputs = pipeline.process(original, message.spec(), key -> results.readAsset(message, key));
+        ImageProcessor.Processed made = pipeline.process(message.jobId(), original, message.spec(), key -> results.readAsset(message, key));
         long cpu = threadCpuNanos();
-        // The thread's CPU time is the job's: OpenCV runs single-threaded on it (OpenCv.load). Peak
-        // memory cannot be told apart per job inside one JVM: 0, not measured (docs/usage.md).
-        JobRecord measured = cpuStarted < 0 || cpu < 0 ? runningJob : runningJob.withUsage(new JobRecord.Usage((cpu - cpuStarted) / 1_000_000, 0));
-        return new Processed(message, measured, outputs, sample);
+        // In a processor process, its CPU time and peak RSS over the job are the job's. In-process,
+        // the thread's CPU time is (OpenCV runs single-threaded on it: OpenCv.load), and peak memory
+        // cannot be told apart per job inside one JVM: 0, not measured (docs/usage.md).
+        JobRecord measured = made.usage() != null ? runningJob.withUsage(made.usage())
+                : cpuStarted < 0 || cpu < 0 ? runningJob : runningJob.withUsage(new JobRecord.Usage((cpu - cpuStarted) / 1_000_000, 0));
+        return new Processed(message, measured, made.outputs(), sample);
     }
 
     /** A job whose images are made: its results, its DONE transition and its event are left to write. */

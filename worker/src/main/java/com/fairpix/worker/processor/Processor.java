@@ -1,0 +1,312 @@
+package com.fairpix.worker.processor;
+
+import com.fairpix.core.error.Permanent;
+import com.fairpix.core.error.RetryLater;
+import com.fairpix.core.job.JobRecord;
+import com.fairpix.core.job.JobSpec;
+import com.fairpix.core.job.Operation;
+import com.fairpix.worker.process.ImagePipeline;
+import com.fairpix.worker.process.ImageProcessor;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One processor process, as the worker sees it: started, greeted ({@code hello}), then given one job
+ * at a time. A job either comes back (outputs, or an error the pipeline raised: the processor lives
+ * on) or the processor dies on it ({@link Died}: a signal, the deadline's SIGKILL, out of memory),
+ * and is not used again.
+ */
+final class Processor implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Processor.class);
+    /** How long a processor may take to start and say hello. */
+    static final Duration HELLO_TIMEOUT = Duration.ofSeconds(60);
+    /** stderr lines kept to tell why a processor died. */
+    private static final int TAIL = 30;
+
+    private final int number;
+    private final Process process;
+    private final int nice;
+    private final DataOutputStream in;
+    private final DataInputStream out;
+    private final ArrayDeque<String> stderr = new ArrayDeque<>();
+    private volatile ObjectNode hello;
+    private volatile long pid;
+    private volatile boolean killedAtDeadline;
+    private Thread pump;
+
+    /** The processor died on a job: {@code reason} is decoder-crashed, timeout or out-of-memory. */
+    static final class Died extends Exception {
+        final String reason;
+
+        Died(String reason, String message) {
+            super(message);
+            this.reason = reason;
+        }
+    }
+
+    private Processor(int number, Process process, int nice) {
+        this.number = number;
+        this.process = process;
+        this.nice = nice;
+        this.pid = process.pid();
+        this.in = new DataOutputStream(new BufferedOutputStream(process.getOutputStream(), 1 << 16));
+        this.out = new DataInputStream(new BufferedInputStream(process.getInputStream(), 1 << 16));
+    }
+
+    /**
+     * Starts a processor and waits for its hello.
+     *
+     * @throws RetryLater {@code processor-start} when it cannot be started or does not say hello
+     */
+    static Processor start(int number, ProcessorLauncher launcher, int nice, List<String> cdsFlags, ScheduledExecutorService timers) {
+        Process process;
+        try {
+            // Started from the timers' one long-lived thread, not the calling processing thread: bubblewrap's
+            // --die-with-parent (PR_SET_PDEATHSIG) fires when the thread that started it ends, and a
+            // processing thread may be replaced while its processor lives on in the pool.
+            ProcessBuilder command = launcher.command(nice, cdsFlags);
+            process = timers.submit(command::start).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new RetryLater(RetryLater.Kind.CAPACITY, "processor-start", "cannot start a processor: " + e.getCause(), 0, e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RetryLater(RetryLater.Kind.CAPACITY, "interrupted", "interrupted while starting a processor", 0, e);
+        }
+        Processor p = new Processor(number, process, nice);
+        p.pumpStderr();
+        ScheduledFuture<?> kill = timers.schedule(process::destroyForcibly, HELLO_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            Frames.Frame hello = Frames.read(p.out);
+            if (hello == null || !hello.type().equals("hello")) throw new IOException("no hello");
+            if (hello.header().path("version").asInt() != Frames.VERSION) throw new IOException("protocol version " + hello.header().path("version"));
+            // Its own pid: in a sandbox the process started is bubblewrap, the JVM its child.
+            p.pid = hello.header().path("pid").asLong(process.pid());
+            p.hello = hello.header();
+            return p;
+        } catch (IOException e) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(2, TimeUnit.SECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            throw new RetryLater(RetryLater.Kind.CAPACITY, "processor-start", "processor did not start (" + e.getMessage() + "): " + p.tail(), 0, e);
+        } finally {
+            kill.cancel(false);
+        }
+    }
+
+    private void pumpStderr() {
+        pump = Thread.ofPlatform().daemon().name("fairpix-processor-" + number + "-stderr").start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    synchronized (stderr) {
+                        if (stderr.size() == TAIL) stderr.removeFirst();
+                        stderr.addLast(line);
+                    }
+                    log.info("processor {} (pid {}): {}", number, pid, line);
+                }
+            } catch (IOException e) {
+                // the processor is gone
+            }
+        });
+    }
+
+    /** What the processor declared it can do: read and write formats, gpu. */
+    ObjectNode hello() {
+        return hello;
+    }
+
+    long pid() {
+        return pid;
+    }
+
+    int nice() {
+        return nice;
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Runs one job, killing the processor (SIGKILL) when it runs past {@code deadline}.
+     *
+     * @throws Died                     the processor died on it (it must not be used again)
+     * @throws com.fairpix.core.error.FairpixException what the pipeline threw for this input (the processor lives on)
+     * @throws IllegalStateException    an unexpected error in the pipeline (a failed attempt, as in-process)
+     */
+    ImageProcessor.Processed run(String jobId, byte[] source, JobSpec spec, Map<String, byte[]> assets, Duration deadline,
+                                 ScheduledExecutorService timers) throws Died {
+        ProcStats stats = new ProcStats(pid);
+        stats.resetPeak();
+        long cpuBefore = stats.cpuMillis();
+        ObjectNode job = Frames.header("job").put("id", jobId);
+        job.set("spec", Frames.MAPPER.valueToTree(spec));
+        ArrayNode keys = job.putArray("assets");
+        List<byte[]> blobs = new ArrayList<>();
+        blobs.add(source);
+        assets.forEach((k, v) -> {
+            keys.add(k);
+            blobs.add(v);
+        });
+        ScheduledFuture<?> kill = timers.schedule(() -> {
+            killedAtDeadline = true;
+            kill();
+        }, deadline.toMillis(), TimeUnit.MILLISECONDS);
+        Frames.Frame answer;
+        try {
+            Frames.write(in, job, blobs);
+            answer = Frames.read(out);
+            if (answer == null) throw new IOException("end of stream");
+        } catch (IOException e) {
+            throw died(jobId, deadline, e);
+        } finally {
+            kill.cancel(false);
+        }
+        if (killedAtDeadline) throw died(jobId, deadline, null);
+        ObjectNode h = answer.header();
+        if (answer.type().equals("error")) {
+            String reason = h.path("reason").asText("error");
+            String message = h.path("message").asText("");
+            switch (h.path("kind").asText()) {
+                case "permanent" -> throw new Permanent(reason, message);
+                case "retry-later" -> throw new RetryLater(RetryLater.Kind.CAPACITY, reason, message, 0, null);
+                default -> throw new IllegalStateException("processor: " + reason + ": " + message);
+            }
+        }
+        if (!answer.type().equals("result")) throw new IllegalStateException("processor answered " + answer.type());
+        Map<String, ImagePipeline.Output> outputs = new LinkedHashMap<>();
+        int i = 0;
+        for (JsonNode o : h.path("outputs")) {
+            Operation.Encode encode;
+            try {
+                encode = (Operation.Encode) Frames.MAPPER.treeToValue(o.get("encode"), Operation.class);
+            } catch (IOException e) {
+                throw new IllegalStateException("processor's result: " + e.getMessage(), e);
+            }
+            outputs.put(o.path("variant").asText(), new ImagePipeline.Output(answer.blobs().get(i++), encode, o.path("width").asInt(), o.path("height").asInt()));
+        }
+        long cpuAfter = stats.cpuMillis();
+        long peak = stats.peakRssBytes();
+        // The processor's own figure (its job thread's CPU) is exact to the ns but comes from the processor;
+        // the kernel's (the whole process, GC and JIT included) comes in 10 ms ticks and is a floor the
+        // processor cannot lower: the larger of the two is billed.
+        long ticks = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
+        long nanos = h.path("cpuNanos").asLong(-1);
+        long reported = nanos < 0 ? -1 : (nanos + 999_999) / 1_000_000; // a job that used any CPU is billed at least 1 ms
+        long cpu = Math.max(ticks, reported);
+        JobRecord.Usage usage = cpu < 0 ? null : new JobRecord.Usage(cpu, Math.max(0, peak));
+        return new ImageProcessor.Processed(outputs, usage);
+    }
+
+    /** Waits for the dead processor's exit and says why it died. */
+    private Died died(String jobId, Duration deadline, IOException e) {
+        Integer exit = null;
+        try {
+            if (process.waitFor(5, TimeUnit.SECONDS)) exit = process.exitValue();
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        if (exit == null) kill();
+        try {
+            pump.join(1000); // its last words tell an out-of-memory exit from a crash
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        Died died = classify(exit, killedAtDeadline, tail(), deadline);
+        log.warn("processor {} (pid {}) died on job {}: {}{}", number, pid, jobId, died.getMessage(), e == null ? "" : " (" + e.getMessage() + ")");
+        return died;
+    }
+
+    /**
+     * Why a processor died, from how it ended.
+     *
+     * @param exit             its exit status (128 + n: killed by signal n); null when it did not exit
+     * @param killedAtDeadline the worker killed it at the job's deadline
+     * @param tail             its last lines on stderr
+     */
+    static Died classify(Integer exit, boolean killedAtDeadline, String tail, Duration deadline) {
+        String how = exit == null ? "did not exit" : exit > 128 ? "was killed by signal " + signalName(exit - 128) : "exited with status " + exit;
+        // A JVM that catches a fatal signal in native code reports it and exits with status 1 (no core dump).
+        java.util.regex.Matcher fatal = FATAL.matcher(tail);
+        if (tail.contains("A fatal error has been detected") && fatal.find()) how = "crashed with " + fatal.group(1) + " (signal)";
+        if (killedAtDeadline) {
+            return new Died("timeout", "the image processor ran past its deadline (worker.job-timeout-seconds + "
+                    + ProcessorProcesses.KILL_GRACE.toSeconds() + " s, " + deadline.toSeconds() + " s) and was killed on this input");
+        }
+        // A SIGKILL the worker did not send: the kernel's OOM killer (or a cgroup's) sends those.
+        boolean memory = exit != null && (exit == ProcessorMain.EXIT_OUT_OF_MEMORY || exit == 128 + 9)
+                || MEMORY_WORDS.stream().anyMatch(tail::contains);
+        return new Died(memory ? "out-of-memory" : "decoder-crashed", "the image processor " + how + " on this input");
+    }
+
+    private static final java.util.regex.Pattern FATAL = java.util.regex.Pattern.compile("#\\s+(SIG[A-Z]+) \\(0x[0-9a-f]+\\)");
+    /** What a JVM, glibc or C++ print when memory runs out. */
+    private static final List<String> MEMORY_WORDS = List.of("OutOfMemoryError", "insufficient memory", "Cannot allocate memory", "bad_alloc");
+
+    private static String signalName(int signal) {
+        return switch (signal) {
+            case 4 -> "SIGILL";
+            case 6 -> "SIGABRT";
+            case 7 -> "SIGBUS";
+            case 8 -> "SIGFPE";
+            case 9 -> "SIGKILL";
+            case 11 -> "SIGSEGV";
+            case 15 -> "SIGTERM";
+            default -> Integer.toString(signal);
+        };
+    }
+
+    String tail() {
+        synchronized (stderr) {
+            return String.join("\n", stderr);
+        }
+    }
+
+    /** SIGKILL to the processor (and to the sandbox around it). */
+    void kill() {
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+
+    /** Closes its stdin (it exits on its own, writing its class-data archive if it makes one); killed after {@code grace}. */
+    void stop(Duration grace) {
+        try {
+            in.close();
+        } catch (IOException e) {
+            // already gone
+        }
+        try {
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) kill();
+        } catch (InterruptedException e) {
+            kill();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        kill();
+    }
+}

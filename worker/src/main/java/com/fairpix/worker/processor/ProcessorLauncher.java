@@ -1,0 +1,190 @@
+package com.fairpix.worker.processor;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds a processor's command line and environment: the worker's own {@code java} and class path,
+ * a small JVM (C1 only, serial GC, the heap {@code -Xmx}), at the calling thread's nice value
+ * ({@code nice}), inside bubblewrap when it works here (no network, a private /tmp, the rest of the
+ * file system read-only), with an environment holding nothing but what a JVM needs (no
+ * {@code FAIRPIX_*}, no {@code AWS_*}: no credentials). The address-space limit is set once the
+ * processor has started ({@link #limitAddressSpace}). docs/processors.md.
+ */
+final class ProcessorLauncher {
+    private static final Logger log = LoggerFactory.getLogger(ProcessorLauncher.class);
+    /** Variables a processor keeps from the worker's environment. */
+    static final List<String> KEPT_ENV = List.of("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "OPENCV_IO_MAX_IMAGE_PIXELS");
+    private static volatile Boolean sandboxWorks;
+    private static volatile boolean noPrlimitLogged;
+
+    private final Settings settings;
+    private final Path dir;
+    private final Path opencv;
+    private final Path cds;
+
+    /**
+     * @param heapMb     the processor's -Xmx
+     * @param memoryMb   address space it may add to what it holds once started (RLIMIT_AS), MiB; 0 = none
+     * @param sandbox    run under bubblewrap when it works here
+     * @param testHooks  pass the test hooks' switch on ({@link ProcessorMain#HOOKS_PROPERTY})
+     * @param cds        use (and once create) a class-data-sharing archive of the processor's classes
+     */
+    record Settings(long maxPixels, long jobTimeoutMillis, long nativeMemoryBytes, int heapMb, int memoryMb, boolean sandbox,
+                    boolean testHooks, boolean cds) {}
+
+    /**
+     * @param dir    the processors' own directory (their working directory; unsandboxed, their tmp)
+     * @param opencv OpenCV's native library, extracted by the worker; null to let each processor extract its own
+     * @param cds    the directory of the class-data-sharing archive; null for none
+     */
+    ProcessorLauncher(Settings settings, Path dir, Path opencv, Path cds) {
+        this.settings = settings;
+        this.dir = dir;
+        this.opencv = opencv;
+        this.cds = cds;
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    /** True when this processor will run in bubblewrap. */
+    boolean sandboxed() {
+        return settings.sandbox() && sandboxWorks();
+    }
+
+    /**
+     * @param nice     how much nicer than the thread that starts it the processor runs ({@code nice -n}: it adds to the starter's)
+     * @param cdsFlags the class-data-sharing flags for this start (empty for none)
+     */
+    ProcessBuilder command(int nice, List<String> cdsFlags) {
+        List<String> cmd = new ArrayList<>();
+        if (nice > 0 && which("nice").isPresent()) cmd.addAll(List.of("nice", "-n", Integer.toString(nice)));
+        boolean sandboxed = sandboxed();
+        String tmp = sandboxed ? "/tmp" : dir.toString();
+        if (sandboxed) {
+            cmd.addAll(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-ipc", "--die-with-parent", "--new-session",
+                    "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"));
+            if (opencv != null) cmd.addAll(List.of("--ro-bind", opencv.toString(), opencv.toString()));
+            if (cds != null) cmd.addAll(List.of("--bind", cds.toString(), cds.toString()));
+            cmd.addAll(List.of("--chdir", "/tmp", "--"));
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("-Xmx" + settings.heapMb() + "m", "-Xss1m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
+                "-XX:+ExitOnOutOfMemoryError", "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + tmp + "/hs_err_pid%p.log",
+                // The JVM's own log goes to stdout by default: on stderr, it cannot corrupt the protocol.
+                // (A dynamic CDS archive always reports a mismatch on --enable-native-access, harmlessly: cds is quiet.)
+                "-Xlog:disable", "-Xlog:all=warning,cds=off,aot=off:stderr",
+                "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + tmp, "-Djna.tmpdir=" + tmp));
+        cmd.addAll(cdsFlags);
+        if (opencv != null) cmd.add("-D" + com.fairpix.worker.process.OpenCv.LIBRARY_PROPERTY + "=" + opencv.resolve(com.fairpix.worker.process.OpenCv.LIBRARY_NAME));
+        if (settings.testHooks()) cmd.add("-D" + ProcessorMain.HOOKS_PROPERTY + "=true");
+        cmd.addAll(List.of("-cp", classPath(), ProcessorMain.class.getName(),
+                Long.toString(settings.maxPixels()), Long.toString(settings.jobTimeoutMillis()), Long.toString(settings.nativeMemoryBytes())));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+        Map<String, String> env = pb.environment();
+        Map<String, String> kept = new java.util.HashMap<>();
+        for (String k : KEPT_ENV) if (System.getenv(k) != null) kept.put(k, System.getenv(k));
+        env.clear();
+        env.putAll(kept);
+        env.putIfAbsent("PATH", "/usr/local/bin:/usr/bin:/bin");
+        env.putIfAbsent("OPENCV_IO_MAX_IMAGE_PIXELS", Long.toString(settings.maxPixels()));
+        // glibc reserves 64 MiB of address space per malloc arena: a few arenas, not one per core.
+        env.put("MALLOC_ARENA_MAX", "2");
+        return pb;
+    }
+
+    /**
+     * Caps a started processor's address space (RLIMIT_AS) at what it holds now plus
+     * {@code memoryMb}, with util-linux's prlimit: past it, allocations fail inside the processor.
+     *
+     * @return the limit set, bytes; -1 when none (no prlimit here, logged once; or memoryMb 0)
+     */
+    long limitAddressSpace(long pid) {
+        if (settings.memoryMb() <= 0) return -1;
+        if (which("prlimit").isEmpty()) {
+            if (!noPrlimitLogged) {
+                noPrlimitLogged = true;
+                log.warn("processors run without an address-space limit: no prlimit (util-linux) on PATH");
+            }
+            return -1;
+        }
+        long now = new ProcStats(pid).addressSpaceBytes();
+        if (now < 0) return -1;
+        long limit = now + ((long) settings.memoryMb() << 20);
+        try {
+            Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--as=" + limit + ":" + limit).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            if (p.waitFor() != 0) {
+                log.warn("processor {} runs without an address-space limit: prlimit said {}", pid, out);
+                return -1;
+            }
+            return limit;
+        } catch (IOException e) {
+            log.warn("processor {} runs without an address-space limit: {}", pid, e.toString());
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    /** The worker's class path with every entry absolute: a processor runs in its own directory. */
+    static String classPath() {
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(e -> !e.isEmpty()).map(e -> Path.of(e).toAbsolutePath().toString())
+                .collect(java.util.stream.Collectors.joining(File.pathSeparator));
+    }
+
+    /** Whether bubblewrap runs here with user and network namespaces (tried once; logged once when not). */
+    static boolean sandboxWorks() {
+        Boolean works = sandboxWorks;
+        if (works != null) return works;
+        synchronized (ProcessorLauncher.class) {
+            if (sandboxWorks != null) return sandboxWorks;
+            String why = null;
+            if (which("bwrap").isEmpty()) {
+                why = "no bwrap on PATH (Debian: apt-get install bubblewrap)";
+            } else {
+                try {
+                    Process p = new ProcessBuilder("bwrap", "--unshare-net", "--unshare-user", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true")
+                            .redirectErrorStream(true).start();
+                    String out = new String(p.getInputStream().readAllBytes()).trim();
+                    if (p.waitFor() != 0) why = "bwrap cannot make user and network namespaces here: " + out;
+                } catch (IOException e) {
+                    why = "bwrap does not start: " + e;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    why = "interrupted while trying bwrap";
+                }
+            }
+            if (why != null) {
+                log.warn("processors run unsandboxed (they can reach the network and read what the worker's user can): {}", why);
+            } else {
+                log.info("processors run in bubblewrap: no network, a private /tmp, the file system read-only");
+            }
+            sandboxWorks = why == null;
+            return sandboxWorks;
+        }
+    }
+
+    /** The program's path on PATH, if any. */
+    static Optional<Path> which(String program) {
+        String path = System.getenv("PATH");
+        if (path == null) path = "/usr/local/bin:/usr/bin:/bin";
+        for (String d : path.split(File.pathSeparator)) {
+            Path p = Path.of(d.isEmpty() ? "." : d, program);
+            if (Files.isExecutable(p)) return Optional.of(p);
+        }
+        return Optional.empty();
+    }
+}
