@@ -74,6 +74,8 @@ final class ProcessorLauncher {
         if (sandboxed) {
             cmd.addAll(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-ipc", "--die-with-parent", "--new-session",
                     "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"));
+            // The tmpfs hides what the worker runs from under /tmp (a checkout there, a test runner's jars): bound back, read-only.
+            for (String code : codeUnderTmp()) cmd.addAll(List.of("--ro-bind", code, code));
             if (opencv != null) cmd.addAll(List.of("--ro-bind", opencv.toString(), opencv.toString()));
             if (cds != null) cmd.addAll(List.of("--bind", cds.toString(), cds.toString()));
             cmd.addAll(List.of("--chdir", "/tmp", "--"));
@@ -136,6 +138,33 @@ final class ProcessorLauncher {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /**
+     * The JDK, the class path's entries and the entries of its jars' manifest Class-Path (a test
+     * runner's booter jar names the real class path there) that lie under /tmp, absolute.
+     */
+    static List<String> codeUnderTmp() {
+        List<Path> code = new ArrayList<>();
+        code.add(Path.of(System.getProperty("java.home")));
+        for (String e : classPath().split(File.pathSeparator)) {
+            Path p = Path.of(e);
+            code.add(p);
+            if (!Files.isRegularFile(p)) continue;
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(p.toFile())) {
+                java.util.jar.Manifest m = jar.getManifest();
+                String cp = m == null ? null : m.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+                if (cp == null) continue;
+                for (String u : cp.trim().split("\\s+")) {
+                    java.net.URI uri = p.toAbsolutePath().getParent().toUri().resolve(u);
+                    if ("file".equals(uri.getScheme())) code.add(Path.of(uri));
+                }
+            } catch (IOException | IllegalArgumentException ex) {
+                log.debug("class path entry {} not read: {}", p, ex.toString());
+            }
+        }
+        return code.stream().map(c -> c.toAbsolutePath().normalize()).filter(c -> c.startsWith("/tmp/") && Files.exists(c))
+                .map(Path::toString).distinct().toList();
     }
 
     /** The worker's class path with every entry absolute: a processor runs in its own directory. */
