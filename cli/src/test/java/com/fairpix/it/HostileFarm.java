@@ -66,8 +66,8 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
  * with a fresh HTTP client of A's ({@link #attacker()}); its window is recorded and followed by a quiet
  * window. After the class: the last quiet window, then each of B's counted jobs is <em>attacked</em> if
  * its submit → done overlapped an attack (or the second after one) and <em>quiet</em> otherwise. The
- * class asserts B's median during its attacks within 1.5× of its quiet median, and its p90 too where
- * it has {@link #B_CLASS_P90_MIN} attacked jobs; its samples join the suite's pool, and once every class that measures B has run in this JVM (in any order, a rerun replacing a
+ * class asserts B's median during its attacks within 1.5× of its quiet median; its samples join the
+ * suite's pool, and once every class that measures B has run in this JVM (in any order, a rerun replacing a
  * class's samples) the pool's p99 and p90 are held to the same 1.5× (issue 33: "B's p99 submit → done
  * within 1.5× of its baseline across the hostile suite"). Every ingest breaker stays closed with no
  * failed call, no farm thread took the attacker's priority, the ingest and worker are ready.
@@ -91,14 +91,14 @@ final class HostileFarm implements BeforeAllCallback, AfterAllCallback, Invocati
     static final int B_QUIET_BEFORE = 100;
     static final int B_QUIET_BETWEEN = 20;
     static final int B_QUIET_AFTER = 100;
-    /** A class's attacked jobs at least (a median over fewer says little). */
-    static final int B_MIN_ATTACKED = 20;
     /**
-     * A class's p90 is held to the bound from this many attacked jobs on (HostileSustainedIT's
-     * 250-470). Below, the p90 is a class's few slowest jobs: HostileIdempotencyIT's 60-70 gave p90
-     * ratios of 0.87-1.58 in five runs on a shared machine, its median 1.00-1.09.
+     * A class's attacked jobs at least (a median over fewer says little). A class holds B's median to
+     * the bound, not its p90: over one class's jobs, on a shared machine, the p90 ratio read 0.62-1.81
+     * (HostileIdempotencyIT, 50-72 jobs) and 0.89-1.54 (HostileSustainedIT, 245-470 jobs, failing one
+     * run of nine while others' work loaded the machine), the median 0.90-1.20. The tail is the
+     * suite's pool's, over ≥ 300 jobs a side.
      */
-    static final int B_CLASS_P90_MIN = 200;
+    static final int B_MIN_ATTACKED = 20;
     /** The suite's pool: its p99 is held to the bound with at least this many jobs a side. */
     static final int B_SUITE_MIN = 300;
     /** How often B polls its job: its jobs take ~20 ms; polling every 100 ms halved its samples per second. */
@@ -478,10 +478,8 @@ final class HostileFarm implements BeforeAllCallback, AfterAllCallback, Invocati
         assertThat(attacked).as("B's jobs during the attacks").hasSizeGreaterThanOrEqualTo(B_MIN_ATTACKED);
         assertThat(quiet).as("B's jobs in the quiet windows").hasSizeGreaterThanOrEqualTo(Math.max(B_QUIET_BEFORE + B_QUIET_AFTER, attacked.size()));
         SUITE.put(testClass, mine);
-        // The body of the distribution during this class's attacks; its p90 where the class has the
-        // jobs for it (its tail is the suite's, below: a class's jobs make a p99 of its slowest few).
+        // The body of the distribution during this class's attacks; its tail is the suite's, below.
         mine.assertWithin(1.5, 0.5, testClass);
-        if (attacked.size() >= B_CLASS_P90_MIN) mine.assertWithin(1.5, 0.9, testClass);
         if (SUITE.keySet().containsAll(MEASURING_CLASSES)) {
             Samples suite = Samples.pooled(SUITE.values());
             System.out.printf("Hostile suite: tenant B submit→done over %s: %s%n", new java.util.TreeSet<>(SUITE.keySet()), suite.describe());
