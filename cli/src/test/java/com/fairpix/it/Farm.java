@@ -331,13 +331,18 @@ final class Farm {
             return Json.mapper().readTree(r.body());
         }
 
-        /** Polls until the job is terminal; fails after {@code timeout}. */
+        /** Polls until the job is terminal, every 100 ms; fails after {@code timeout}. */
         JsonNode awaitTerminal(String key, String id, Duration timeout) throws IOException, InterruptedException {
+            return awaitTerminal(key, id, timeout, Duration.ofMillis(100));
+        }
+
+        /** Polls until the job is terminal, every {@code poll}; fails after {@code timeout}. */
+        JsonNode awaitTerminal(String key, String id, Duration timeout, Duration poll) throws IOException, InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
             JsonNode job = job(key, id);
             while (!isTerminal(job)) {
                 if (System.nanoTime() > deadline) Assertions.fail("job " + id + " still " + job.get("state").asText() + " after " + timeout);
-                Thread.sleep(100);
+                Thread.sleep(poll.toMillis());
                 job = job(key, id);
             }
             return job;

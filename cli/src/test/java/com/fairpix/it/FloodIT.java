@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * <p>First 20 s of B alone (the worker measures itself), then 90 s of flood: eight connections of
  * the flooder each send the next image as soon as the last one is answered, and wait what
  * {@code Retry-After} says when refused (a standard client; a client that ignores it is the
- * refusal budget's, HostileTenantIT). Checked: the pool's backlog (queue seconds, as ingest
+ * refusal budget's, HostileSustainedIT). Checked: the pool's backlog (queue seconds, as ingest
  * computes it) stays under the soft bound plus {@link #MARGIN_SECONDS}; the flooder gets 429/503,
  * each with {@code Retry-After}; B, within its scaled guarantee, is never refused; the capacity
  * the status shows at the end of the flood is within 25 % of what the worker achieved in the

@@ -123,7 +123,7 @@ public final class RefusalBudget {
      * Holds the calling request for {@code hold} before its 429 is written: a tarpit. A client that
      * retries at once, ignoring {@code Retry-After}, would otherwise loop on cheap 429s as fast as
      * it can connect (each a TCP connection, since the body is not read: ~4,000 in 10 s from two
-     * connections in HostileTenantIT), and the loop costs the node CPU like the refusals did. A held
+     * connections in HostileSustainedIT), and the loop costs the node CPU like the refusals did. A held
      * request costs a virtual thread and a socket, no CPU; at most {@link #HELD_PER_TENANT} of a
      * tenant's and {@link #HELD_IN_ALL} in all are held at once (beyond, the 429 comes at once), so
      * holding never takes what other tenants need: it uses none of the node's upload slots.
