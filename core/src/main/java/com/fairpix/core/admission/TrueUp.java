@@ -3,7 +3,6 @@ package com.fairpix.core.admission;
 import com.fairpix.core.redis.RedisKeys;
 import java.time.Duration;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.params.SetParams;
 
 /**
  * What a tenant owes for work its jobs cost past their estimate: the worker measures each job's CPU
@@ -22,6 +21,8 @@ public final class TrueUp {
     public static final double MARGIN = 0.3;
     /** An unclaimed debt is dropped after a day: a tenant that never submits again owes nothing we could take. */
     static final Duration KEEP = Duration.ofDays(1);
+
+    private static final String OWE = "redis.call('INCRBY', KEYS[1], ARGV[1]) redis.call('PEXPIRE', KEYS[1], ARGV[2])";
 
     private final UnifiedJedis redis;
 
@@ -48,8 +49,7 @@ public final class TrueUp {
      */
     public void owe(String tenant, double tokens) {
         if (!(tokens > 0) || Double.isInfinite(tokens)) throw new IllegalArgumentException("tokens must be positive, got " + tokens);
-        String key = RedisKeys.trueUp(tenant);
-        redis.incrBy(key, Math.round(tokens * 1e9));
-        redis.pexpire(key, KEEP.toMillis());
+        // One script, so the debt never exists without its expiry (every per-tenant key is bounded).
+        redis.eval(OWE, java.util.List.of(RedisKeys.trueUp(tenant)), java.util.List.of(Long.toString(Math.round(tokens * 1e9)), Long.toString(KEEP.toMillis())));
     }
 }
