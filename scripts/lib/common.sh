@@ -178,13 +178,21 @@ docker_answers() {
   timeout 10 docker version --format '{{.Server.Version}}' >/dev/null 2>&1
 }
 ensure_docker() {
+  start_docker || die "no working Docker engine (above)"
+}
+# As ensure_docker, but says what is wrong and returns 1 instead of exiting.
+start_docker() {
   ensure_apt_pkg dockerd docker.io
   need_cmd docker "apt-get install docker.io"
   if docker_answers; then return 0; fi
   if [[ -n "${DOCKER_HOST:-}" && "$DOCKER_HOST" != unix:///var/run/docker.sock ]]; then
-    die "DOCKER_HOST=$DOCKER_HOST does not answer (docker version); start that engine or unset DOCKER_HOST"
+    log "DOCKER_HOST=$DOCKER_HOST does not answer (docker version); start that engine or unset DOCKER_HOST"
+    return 1
   fi
-  [[ $(id -u) -eq 0 ]] || die "no Docker engine answers and only root can start dockerd here; start one (it needs --bridge=none --iptables=false for fairpix's host-network containers) or run as root"
+  if [[ $(id -u) -ne 0 ]]; then
+    log "no Docker engine answers and only root can start dockerd here; start one (with --bridge=none --iptables=false: fairpix's containers use the host network) or run as root"
+    return 1
+  fi
   local logf="$STATE_DIR/logs/dockerd.log" t0
   mkdir -p "$STATE_DIR/logs" "$STATE_DIR/run"
   log "starting dockerd (no bridge, no iptables; log $logf)"
@@ -205,7 +213,8 @@ ensure_docker() {
   tail -n 20 "$logf" >&2
   if pid_alive "$_FAIRPIX_DOCKERD_PID"; then kill "$_FAIRPIX_DOCKERD_PID" 2>/dev/null || true; fi
   _FAIRPIX_DOCKERD_PID=""
-  die "dockerd did not start (this machine may forbid it); log: $logf"
+  log "dockerd did not start (this machine may forbid it); log: $logf"
+  return 1
 }
 # Stops the dockerd that ensure_docker started in this shell (its containers stop with it).
 stop_docker() {
