@@ -216,12 +216,17 @@ start_docker() {
   log "dockerd did not start (this machine may forbid it); log: $logf"
   return 1
 }
-# Stops the dockerd that ensure_docker started in this shell (its containers stop with it).
+# Stops the dockerd that ensure_docker started in this shell (its containers stop with it);
+# FAIRPIX_DOCKER_KEEP=1 leaves it running (to `docker run` the image by hand afterwards).
 stop_docker() {
   local pid="$_FAIRPIX_DOCKERD_PID" i
   [[ -n "$pid" ]] || return 0
   _FAIRPIX_DOCKERD_PID=""
   pid_alive "$pid" || return 0
+  if [[ "${FAIRPIX_DOCKER_KEEP:-0}" == 1 ]]; then
+    log "dockerd left running (pid $pid, FAIRPIX_DOCKER_KEEP=1); stop it with: kill $pid"
+    return 0
+  fi
   kill "$pid" 2>/dev/null || true
   for ((i = 0; i < 60; i++)); do pid_alive "$pid" || return 0; sleep 0.5; done
   log "dockerd (pid $pid) still runs 30 s after SIGTERM; left running"
