@@ -47,6 +47,7 @@ import org.testcontainers.utility.DockerImageName;
  */
 class ContainerImageIT {
     private static final Duration PAUSE = Duration.ofSeconds(12);
+    private static final String LABEL = "com.fairpix.test.container-image-it";
     private static final String SPEC = "{\"pool\":\"gpu\",\"variants\":{"
             + "\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":80}]}}";
     private static final String[] PHOTOS = {"african_elephants.jpg", "american_black_bear.jpg", "domestic_cattle.jpg", "african_elephants_bw.jpg"};
@@ -65,6 +66,11 @@ class ContainerImageIT {
             Assertions.fail("no Docker engine answers (DOCKER_HOST or /var/run/docker.sock): the container tests need one; scripts/test starts dockerd, or set FAIRPIX_TEST_CONTAINERS=0 to leave them out");
         }
         String image = imageUnderTest();
+        // Ryuk is off: containers an earlier run could not remove (its JVM killed) go now.
+        var docker = DockerClientFactory.instance().client();
+        for (var c : docker.listContainersCmd().withShowAll(true).withLabelFilter(Map.of(LABEL, "true")).exec()) {
+            docker.removeContainerCmd(c.getId()).withForce(true).withRemoveVolumes(true).exec();
+        }
 
         int ingestPort = freePort();
         workerPort = freePort();
@@ -123,6 +129,7 @@ class ContainerImageIT {
             docker.unpauseContainerCmd(worker.getContainerId()).exec();
         }
         assertThat(doneAtPause).as("the pause must land with a backlog").isLessThan(16);
+        long t0 = System.nanoTime();
 
         for (String id : ids) {
             JsonNode job = client.awaitTerminal(key, id, Duration.ofSeconds(90), Duration.ofMillis(250));
@@ -130,6 +137,9 @@ class ContainerImageIT {
             assertThat(job.get("results").size()).isEqualTo(1);
         }
         IsolationIT.assertOneCompletionEventEach(config, Set.of(tenant), ids);
+        System.out.printf("ContainerImageIT: paused %d s with %d of 16 DONE; the other %d done %d ms after the thaw; the worker was assigned partitions %d times%n",
+                PAUSE.toSeconds(), doneAtPause, ids.size() - doneAtPause, (System.nanoTime() - t0) / 1_000_000,
+                worker.getLogs().split("assigned \\[fairpix.jobs", -1).length - 1);
         assertThat(worker.getLogs()).as("processors ran in bubblewrap inside the container").contains(", sandboxed");
         HttpResponse<byte[]> thumb = client.download(key, "/v1/jobs/" + ids.get(0) + "/results/thumb");
         assertThat(thumb.statusCode()).isEqualTo(200);
@@ -141,6 +151,7 @@ class ContainerImageIT {
                 // The image is built here; nothing is ever pulled.
                 .withImagePullPolicy(name -> false)
                 .withNetworkMode("host")
+                .withLabel(LABEL, "true")
                 .withEnv(env)
                 .waitingFor(Wait.forLogMessage(".*" + readyLine + ".*\\n", 1).withStartupTimeout(Duration.ofSeconds(90)));
     }
