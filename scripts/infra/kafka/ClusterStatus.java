@@ -9,10 +9,10 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
- * {@code scripts/kafka-cluster status}'s second half, run with Java's source launcher on the broker
- * jars: the quorum's leader, and for each of fairpix's topics (and the offsets topic) which node
- * leads which partitions, with the partitions whose ISR is short of their replicas.
- * Usage: {@code java -cp 'lib/kafka/*' ClusterStatus.java BOOTSTRAP}. Exits 1 when the cluster does
+ * {@code scripts/kafka-cluster status}'s second half, compiled once by the script and run on the
+ * broker jars: the quorum's leader, and for each of fairpix's topics (and the offsets topic) which
+ * node leads which partitions, with the partitions whose ISR is short of their replicas.
+ * Usage: {@code java -cp "lib/kafka/*:DIR" ClusterStatus BOOTSTRAP}. Exits 1 when the cluster does
  * not answer within 10 s.
  */
 public class ClusterStatus {
