@@ -231,3 +231,40 @@ stop_docker() {
   for ((i = 0; i < 60; i++)); do pid_alive "$pid" || return 0; sleep 0.5; done
   log "dockerd (pid $pid) still runs 30 s after SIGTERM; left running"
 }
+
+# ---- jars of the Java servers (Kafka, S3Proxy), shared by scripts/stack and scripts/kafka-cluster ----
+
+# shellcheck disable=SC2034 # used by the scripts that source this file
+INFRA_DIR="$ROOT/scripts/infra"
+LOG_DIR="$STATE_DIR/logs"
+LIB_DIR="$STATE_DIR/lib"
+
+# Milliseconds as seconds with one decimal, for logs ("2.9 s").
+fmt_ms() { printf '%d.%01d s' "$(($1 / 1000))" "$(($1 % 1000 / 100))"; }
+
+# Downloads a service's runtime jars once. The marker holds the POM's hash, so
+# an interrupted copy or an edited POM leads to a fresh download.
+fetch_jars() {
+  mkdir -p "$LOG_DIR" "$LIB_DIR"
+  local name="$1" pom="$INFRA_DIR/$1/pom.xml" dest="$LIB_DIR/$1" stamp tmp t0
+  stamp=$(sha256sum <"$pom" | cut -d' ' -f1)
+  if [[ -f "$dest/.complete" && "$(<"$dest/.complete")" == "$stamp" ]]; then
+    return 0
+  fi
+  need_cmd mvn "Maven 3.6.3+, e.g. apt-get install maven"
+  log "downloading $name jars with Maven (first run only)..."
+  t0=$(now_ms)
+  tmp="$dest.tmp.$$"
+  # Leftovers of an interrupted download are useless; the marker was never written.
+  rm -rf "$dest".tmp.*
+  if ! mvn -q -B -f "$pom" dependency:copy-dependencies \
+      -DoutputDirectory="$tmp" -DincludeScope=runtime >"$LOG_DIR/mvn-$name.log" 2>&1; then
+    tail -n 30 "$LOG_DIR/mvn-$name.log" >&2
+    rm -rf "$tmp"
+    die "could not download the $name jars (full log: $LOG_DIR/mvn-$name.log)"
+  fi
+  rm -rf "$dest"
+  mv "$tmp" "$dest"
+  printf '%s\n' "$stamp" >"$dest/.complete"
+  log "$name jars ready ($(find "$dest" -name '*.jar' | wc -l) jars, $(fmt_ms $(($(now_ms) - t0))))"
+}

@@ -35,11 +35,17 @@ class ConsumerLagIT {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(p); KafkaProducer<String, byte[]> producer = KafkaSupport.producer(bootstrap, "it-lag");
              LagReader reader = Signals.kafkaLag(bootstrap, Duration.ofSeconds(10))) {
-            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            // The broker's replication factor: 1 on the single broker, 3 on the cluster (whose min.insync.replicas 2 refuses a 1-replica topic's acks=all writes).
+            admin.createTopics(List.of(new NewTopic(topic, java.util.Optional.of(2), java.util.Optional.empty()))).all().get(30, TimeUnit.SECONDS);
             // A brand-new topic's leader is not known everywhere at once: wait for it before producing.
+            // On a cluster the broker asked may not know the topic yet either (UnknownTopicOrPartition).
             for (long until = System.nanoTime() + 30_000_000_000L; ; Thread.sleep(100)) {
-                var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions();
-                if (partitions.stream().allMatch(i -> i.leader() != null && !i.leader().isEmpty())) break;
+                try {
+                    var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions();
+                    if (partitions.stream().allMatch(i -> i.leader() != null && !i.leader().isEmpty())) break;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) throw e;
+                }
                 assertThat(System.nanoTime()).as("no leader for " + topic).isLessThan(until);
             }
             List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();

@@ -44,6 +44,7 @@ import com.fairpix.ingest.http.UploadSlots;
 import com.fairpix.ingest.capacity.FarmCapacity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import redis.clients.jedis.UnifiedJedis;
@@ -77,7 +78,11 @@ public final class IngestApi implements AutoCloseable {
         ObjectStore objects = S3ObjectStore.from(config);
         objects.ensureBucket();
         KafkaSupport.ensureTopics(config.get(Setting.KAFKA_BOOTSTRAP), config.integer(Setting.JOB_PARTITIONS));
-        KafkaProducer<String, byte[]> producer = KafkaSupport.producer(config.get(Setting.KAFKA_BOOTSTRAP), "fairpix-ingest");
+        // The producer stops trying a job message when the submission stops waiting for it
+        // (overload.kafka-produce-timeout-ms) and answers 503: no message of a refused job is written
+        // seconds later, bar one already in flight, which the worker skips as FAILED (docs/kafka.md).
+        KafkaProducer<String, byte[]> producer = KafkaSupport.producer(config.get(Setting.KAFKA_BOOTSTRAP), "fairpix-ingest",
+                Duration.ofMillis(config.longValue(Setting.KAFKA_PRODUCE_TIMEOUT_MS)));
 
         ServiceBootstrap service = ServiceBootstrap.create(IngestApi.class, io.micrometer.core.instrument.Tags.empty());
         PrometheusMeterRegistry registry = service.registry();
