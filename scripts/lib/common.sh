@@ -164,6 +164,74 @@ now_ms() {
   printf '%s' "$((t / 1000))"
 }
 
+# ---- Docker (scripts/image, the container tests) ----
+#
+# ensure_docker: a Docker engine that answers on $DOCKER_HOST (default the system socket). One
+# that already answers is used as it is; otherwise Debian's docker.io is installed and dockerd
+# started here with no bridge and no iptables rules: containers use the host's network
+# (`--network host`), so they reach the stack on 127.0.0.1 and nothing goes to a private range.
+# `stop_docker` stops it again, and only when this shell started it.
+# FAIRPIX_DOCKER_DATA_ROOT: dockerd's images and layers (default /var/lib/docker, kept between runs
+# so that scripts/image's cached base survives).
+_FAIRPIX_DOCKERD_PID=""
+docker_answers() {
+  timeout 10 docker version --format '{{.Server.Version}}' >/dev/null 2>&1
+}
+ensure_docker() {
+  start_docker || die "no working Docker engine (above)"
+}
+# As ensure_docker, but says what is wrong and returns 1 instead of exiting.
+start_docker() {
+  ensure_apt_pkg dockerd docker.io
+  need_cmd docker "apt-get install docker.io"
+  if docker_answers; then return 0; fi
+  if [[ -n "${DOCKER_HOST:-}" && "$DOCKER_HOST" != unix:///var/run/docker.sock ]]; then
+    log "DOCKER_HOST=$DOCKER_HOST does not answer (docker version); start that engine or unset DOCKER_HOST"
+    return 1
+  fi
+  if [[ $(id -u) -ne 0 ]]; then
+    log "no Docker engine answers and only root can start dockerd here; start one (with --bridge=none --iptables=false: fairpix's containers use the host network) or run as root"
+    return 1
+  fi
+  local logf="$STATE_DIR/logs/dockerd.log" t0
+  mkdir -p "$STATE_DIR/logs" "$STATE_DIR/run"
+  log "starting dockerd (no bridge, no iptables; log $logf)"
+  t0=$(now_ms)
+  (exec dockerd --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
+    --data-root "${FAIRPIX_DOCKER_DATA_ROOT:-/var/lib/docker}" --pidfile "$STATE_DIR/run/dockerd.pid" \
+    --host unix:///var/run/docker.sock --log-level warn) </dev/null >>"$logf" 2>&1 &
+  _FAIRPIX_DOCKERD_PID=$!
+  local i
+  for ((i = 0; i < 120; i++)); do
+    if docker_answers; then
+      log "dockerd ready in $(($(now_ms) - t0)) ms (pid $_FAIRPIX_DOCKERD_PID)"
+      return 0
+    fi
+    pid_alive "$_FAIRPIX_DOCKERD_PID" || break
+    sleep 0.5
+  done
+  tail -n 20 "$logf" >&2
+  if pid_alive "$_FAIRPIX_DOCKERD_PID"; then kill "$_FAIRPIX_DOCKERD_PID" 2>/dev/null || true; fi
+  _FAIRPIX_DOCKERD_PID=""
+  log "dockerd did not start (this machine may forbid it); log: $logf"
+  return 1
+}
+# Stops the dockerd that ensure_docker started in this shell (its containers stop with it);
+# FAIRPIX_DOCKER_KEEP=1 leaves it running (to `docker run` the image by hand afterwards).
+stop_docker() {
+  local pid="$_FAIRPIX_DOCKERD_PID" i
+  [[ -n "$pid" ]] || return 0
+  _FAIRPIX_DOCKERD_PID=""
+  pid_alive "$pid" || return 0
+  if [[ "${FAIRPIX_DOCKER_KEEP:-0}" == 1 ]]; then
+    log "dockerd left running (pid $pid, FAIRPIX_DOCKER_KEEP=1); stop it with: kill $pid"
+    return 0
+  fi
+  kill "$pid" 2>/dev/null || true
+  for ((i = 0; i < 60; i++)); do pid_alive "$pid" || return 0; sleep 0.5; done
+  log "dockerd (pid $pid) still runs 30 s after SIGTERM; left running"
+}
+
 # ---- jars of the Java servers (Kafka, S3Proxy), shared by scripts/stack and scripts/kafka-cluster ----
 
 # shellcheck disable=SC2034 # used by the scripts that source this file
