@@ -19,6 +19,7 @@ import com.fairpix.ingest.auth.Authenticator;
 import com.fairpix.ingest.enqueue.IdempotencyKeys;
 import com.fairpix.ingest.enqueue.JobQueue;
 import com.fairpix.ingest.enqueue.JobSubmitter;
+import com.fairpix.ingest.enqueue.PendingSends;
 import com.fairpix.ingest.enqueue.SubmissionCounts;
 import com.fairpix.ingest.http.AdminJobsController;
 import com.fairpix.ingest.http.ApiKeysController;
@@ -125,7 +126,13 @@ public final class IngestApi implements AutoCloseable {
                 Redis.subscriber(config.get(Setting.REDIS_URL)), config.get(Setting.KAFKA_BOOTSTRAP), registry, clock, nanos);
         JobSubmitter submitter = new JobSubmitter(guardedObjects, jobs, IdempotencyKeys.redis(redis), JobQueue.kafka(producer), SubmissionCounts.redis(redis),
                 registry, tenantTags, clock, admission, admissionConfig,
-                overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(settings.tenantPartitionRate())).specLimits(specLimits);
+                overload, webhookGuard, new com.fairpix.core.kafka.TenantPlacement(settings.tenantPartitionRate())).specLimits(specLimits)
+                .reconcileWith(PendingSends.redis(redis), java.time.Duration.ofSeconds(config.longValue(Setting.INGEST_ORPHAN_AFTER_SECONDS)));
+        // The orphan sweep (docs/overload.md): records left QUEUED by a send that failed unmarked.
+        java.util.concurrent.ScheduledExecutorService sweeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon().name("fairpix-orphan-sweep").unstarted(r));
+        long sweepEvery = Math.max(1, Math.min(30, config.longValue(Setting.INGEST_ORPHAN_AFTER_SECONDS) / 4));
+        sweeper.scheduleWithFixedDelay(submitter::reconcileOrphans, sweepEvery, sweepEvery, java.util.concurrent.TimeUnit.SECONDS);
         // ingest.max-upload-bytes caps every tenant's maxUploadBytes here, as the worker caps what it reads and writes.
         UploadReader uploads = new UploadReader(settings.uploadDir(), clock, config.longValue(Setting.MAX_UPLOAD_BYTES));
         UploadSlots slots = new UploadSlots(settings.maxUploadsInFlight(), settings.maxTenantUploadsInFlight());
@@ -139,7 +146,7 @@ public final class IngestApi implements AutoCloseable {
                         new WebhooksController(auth, tenantAdmin, webhookAdmin),
                         new StatusController(auth, overload, capacity, pools),
                         new UsageController(auth, admission, com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)), clock)))
-                .stopFirst(capacity, overload, directory)
+                .stopFirst(sweeper::shutdownNow, capacity, overload, directory)
                 .closeLast(producer, objects, admissionRedis, redis);
         return new IngestApi(service.start(host, port, "ingest-api started"), directory, overload, refusals);
     }

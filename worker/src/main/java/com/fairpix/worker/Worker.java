@@ -97,8 +97,14 @@ public final class Worker implements AutoCloseable {
         com.fairpix.core.resilience.Breakers breakers = com.fairpix.core.resilience.Breakers.of(
                 settings.breakers()).bindTo(registry);
         io.github.resilience4j.circuitbreaker.CircuitBreaker s3Breaker = breakers.get(com.fairpix.core.resilience.Dependency.S3);
-        java.util.function.BooleanSupplier s3Down = () -> s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN
-                || s3Breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.FORCED_OPEN;
+        java.util.function.BooleanSupplier s3Down = () -> open(s3Breaker);
+        // Redis (job records) and Kafka (events) behind theirs too (issue 34): while any of the three
+        // is open, the same pause; a job an outage interrupts is parked, its attempts untouched.
+        io.github.resilience4j.circuitbreaker.CircuitBreaker redisBreaker = breakers.get(com.fairpix.core.resilience.Dependency.REDIS);
+        io.github.resilience4j.circuitbreaker.CircuitBreaker kafkaBreaker = breakers.get(com.fairpix.core.resilience.Dependency.KAFKA);
+        java.util.function.BooleanSupplier dependencyDown = () -> open(s3Breaker) || open(redisBreaker) || open(kafkaBreaker);
+        jobs = new com.fairpix.core.resilience.GuardedJobStore(jobs, redisBreaker, nanos);
+        events = new com.fairpix.worker.notify.GuardedEventPublisher(events, kafkaBreaker, nanos);
         ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker,
                 settings.breakers().slowCallBytesPerSecond(), nanos), settings.maxResultBytes());
         JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
@@ -192,8 +198,8 @@ public final class Worker implements AutoCloseable {
                 1, 1, TimeUnit.SECONDS);
         consumer.onReadPast(t -> registry.counter(MetricNames.TENANT_READ_PAST, "pool", pool, "tenant", tenantTags.tag(t)).increment());
         Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
-        runner.dependencyDown(s3Down).trueUpIn(new com.fairpix.core.admission.TrueUp(redis)).recordUsageIn(com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)));
-        consumer.dependencyDown(s3Down);
+        runner.dependencyDown(dependencyDown).trueUpIn(new com.fairpix.core.admission.TrueUp(redis)).recordUsageIn(com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)));
+        consumer.dependencyDown(dependencyDown);
         io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, consumer, JobConsumer::abandoned).tag("pool", pool)
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);
         consumer.start();
@@ -226,6 +232,11 @@ public final class Worker implements AutoCloseable {
     }
 
     /** Interrupts {@code executor}'s tasks and waits up to 5 s for them to end; null is none. */
+    private static boolean open(io.github.resilience4j.circuitbreaker.CircuitBreaker b) {
+        io.github.resilience4j.circuitbreaker.CircuitBreaker.State state = b.getState();
+        return state == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN || state == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.FORCED_OPEN;
+    }
+
     private static void shutdown(java.util.concurrent.ExecutorService executor, String stillRunning) {
         if (executor == null) return;
         executor.shutdownNow();

@@ -38,6 +38,8 @@ public final class MetricHelp {
             Map.entry(MetricNames.JOB_PROCESSING, "Time a job spent being processed by a worker, seconds."),
             Map.entry(MetricNames.JOB_QUEUE_WAIT, "Time a job waited between acceptance and the start of its processing, seconds."),
             Map.entry(MetricNames.JOBS_RUNNING, "Jobs on a worker's processing threads now."),
+            Map.entry(MetricNames.JOBS_ORPHANED, "Job records the ingest's orphan sweep FAILED enqueue-failed: still QUEUED long after their send to Kafka began and was never confirmed."),
+            Map.entry(MetricNames.JOBS_PARKED, "Job attempts a dependency outage (redis, kafka, s3) ended: the job was parked and retried after a back-off without spending an attempt."),
             Map.entry(MetricNames.WORKER_JOB_ERRORS, "Job attempts that ended in a Java Error (by class) or found their attempts used up by crashed workers (attempts-exhausted)."),
             Map.entry(MetricNames.CLIENT_ERRORS, "Requests refused for the client's own fault (4xx), by HTTP status and problem type."),
             Map.entry(MetricNames.JOBS_BUFFERED, "Jobs buffered in a worker's scheduler, waiting for a processing thread."),

@@ -40,6 +40,10 @@ public final class MetricNames {
     public static final String JOBS_BUFFERED = "fairpix.jobs.buffered";
     /** Jobs the worker's watchdog failed because one step ran past twice the time limit (counter). */
     public static final String JOBS_ABANDONED = "fairpix.worker.jobs.abandoned";
+    /** Job records the ingest's orphan sweep FAILED enqueue-failed: QUEUED long after a send never confirmed (counter). */
+    public static final String JOBS_ORPHANED = "fairpix.ingest.jobs.orphaned";
+    /** Job attempts a dependency outage ended, by {@code dependency}: parked and retried after a back-off, no attempt spent (counter). */
+    public static final String JOBS_PARKED = "fairpix.worker.jobs.parked";
     /** Job records a worker holds in memory (gauge). */
     public static final String READ_AHEAD_RECORDS = "fairpix.worker.read.ahead.records";
     /** Bytes of job records a worker holds in memory (gauge). */

@@ -12,6 +12,13 @@ public final class RedisKeys {
     public static String tenant(String tenant) { return "fp:{" + tenant + "}:tenant"; }
 
     /** Sorted set (all scores 0, ordered by id) of every tenant id; farm-wide, touched only by admin operations. */
+    /**
+     * Sorted set of job messages whose send to Kafka has not been seen to end (member
+     * {@code tenant/jobId}, score = when the send began, epoch ms): the ingest's orphan sweep
+     * fails a record still QUEUED here past {@code ingest.orphan-after-seconds}.
+     */
+    public static String pendingSends() { return "fp:enqueue:pending"; }
+
     public static String tenants() { return "fp:tenants"; }
 
     /** SHA-256 of an API key → tenant id. */

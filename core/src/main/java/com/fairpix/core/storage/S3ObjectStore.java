@@ -110,7 +110,8 @@ public final class S3ObjectStore implements ObjectStore {
             if (data.length > maxBytes) throw new ObjectTooLargeException(key, maxBytes);
             return data;
         } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("reading " + key + ": " + e.getMessage(), e);
+            // The body broke off or stalled mid-read: S3's failure (an outage), not the object's.
+            throw software.amazon.awssdk.core.exception.SdkClientException.create("reading " + key + ": " + e.getMessage(), e);
         }
     }
 

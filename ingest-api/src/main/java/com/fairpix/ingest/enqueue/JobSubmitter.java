@@ -64,6 +64,8 @@ public final class JobSubmitter {
     private final com.fairpix.webhooks.UrlGuard webhookGuard;
     /** Which partition of the job topic each job goes to. */
     private final com.fairpix.core.kafka.TenantPlacement placement;
+    private PendingSends pending = PendingSends.NONE;
+    private java.time.Duration orphanAfter = java.time.Duration.ofMinutes(10);
 
     /**
      * @param objects         the object store, already behind the S3 circuit breaker
@@ -94,6 +96,51 @@ public final class JobSubmitter {
     }
 
     /** Sets the spec limits ({@code spec.*}); the defaults until called. */
+    /**
+     * Notes each job's send in {@code pending} until it ends, so {@link #reconcileOrphans} can fail
+     * a record left QUEUED by a send that failed and could not be marked (none unless set).
+     *
+     * @param orphanAfter how long after its send began a record still QUEUED and still pending is
+     *                    an orphan ({@code ingest.orphan-after-seconds})
+     */
+    public JobSubmitter reconcileWith(PendingSends pending, java.time.Duration orphanAfter) {
+        this.pending = pending;
+        this.orphanAfter = orphanAfter;
+        return this;
+    }
+
+    /**
+     * The orphan sweep (issue 34): every send noted pending before now − {@code orphanAfter} whose
+     * record is still QUEUED is FAILED {@code enqueue-failed} (its client got a 503, or the ingest
+     * died mid-send: the job was never accepted); a send whose record moved on (Kafka did take it,
+     * a worker ran it) or is gone is simply forgotten. Safe on every ingest node at once: the record
+     * moves only from QUEUED. Redis being away ends the round early; the next one goes on.
+     *
+     * @return records FAILED by this round
+     */
+    public int reconcileOrphans() {
+        int failed = 0;
+        try {
+            for (PendingSends.Pending p : pending.olderThan(clock.instant().minus(orphanAfter), 500)) {
+                Optional<JobRecord> record = jobs.get(p.tenant(), p.jobId());
+                if (record.isPresent() && record.get().state() == JobState.QUEUED) {
+                    JobStore.Transition t = jobs.transition(record.get().failed(clock.instant(), "enqueue-failed",
+                            "The job's message was never confirmed by the queue; the job was not accepted."), Set.of(JobState.QUEUED));
+                    if (t.applied()) {
+                        failed++;
+                        log.warn("job {} of {} was still QUEUED {} s after its send began and never confirmed: FAILED enqueue-failed",
+                                p.jobId(), p.tenant(), java.time.Duration.between(p.since(), clock.instant()).toSeconds());
+                    }
+                }
+                pending.remove(p.tenant(), p.jobId());
+            }
+        } catch (RuntimeException e) {
+            log.info("orphan sweep stopped early: {}", e.toString());
+        }
+        if (failed > 0) metrics.counter(MetricNames.JOBS_ORPHANED).increment(failed);
+        return failed;
+    }
+
     public JobSubmitter specLimits(SpecLimits limits) {
         this.specLimits = limits;
         return this;
@@ -169,9 +216,12 @@ public final class JobSubmitter {
             JobRecord job = new JobRecord(jobId, tenant.id(), JobState.QUEUED, pool, now, null, null, null, original, spec, Map.of(), null, 0);
 
             putOriginal(key, image, header);
+            // Noted before the record exists, so no QUEUED record can be left without it (issue 34).
+            notePending(job);
             createRecord(job);
             // One cost unit end to end: the scheduler charges the tokens admission counted.
             enqueue(job, com.fairpix.ingest.admission.Limits.tokens(decision.costNano()), tenant.rate());
+            forgetPending(job);
             metrics.counter(MetricNames.JOBS_SUBMITTED, "pool", pool, "tenant", tenantTags.tag(tenant.id())).increment();
             counts.count(pool, tenant.id(), now, com.fairpix.ingest.admission.Limits.tokens(decision.costNano()));
             metrics.summary(MetricNames.UPLOAD_BYTES).record(image.size());
@@ -238,6 +288,24 @@ public final class JobSubmitter {
         }
     }
 
+    private void notePending(JobRecord job) {
+        try {
+            pending.add(job.tenant(), job.id(), job.createdAt());
+        } catch (JedisException e) {
+            log.warn("Redis write failed for job {}: {}", job.id(), e.toString());
+            throw RetryLater.dependency("redis", "The job store is not answering; try again shortly.", 5);
+        }
+    }
+
+    /** The send ended one way or the other; if Redis cannot be told, the sweep finds the record moved on and forgets it. */
+    private void forgetPending(JobRecord job) {
+        try {
+            pending.remove(job.tenant(), job.id());
+        } catch (RuntimeException e) {
+            log.info("pending send of job {} not forgotten ({}); the orphan sweep will", job.id(), e.toString());
+        }
+    }
+
     private void enqueue(JobRecord job, double cost, double tenantRate) {
         JobMessage message = new JobMessage(JobMessage.SCHEMA_VERSION, job.id(), job.tenant(), job.pool(), job.original(), job.spec(), cost, job.createdAt());
         try {
@@ -286,8 +354,10 @@ public final class JobSubmitter {
     private void markNotAccepted(JobRecord job) {
         try {
             jobs.transition(job.failed(clock.instant(), "enqueue-failed", "The job could not be queued; it was not accepted."), Set.of(JobState.QUEUED));
+            forgetPending(job);
         } catch (RuntimeException ignored) {
-            // the record expires with its retention; the client got a 503 and knows to retry
+            // The client got a 503 and knows to retry; the record stays QUEUED until the orphan sweep
+            // (reconcileOrphans) fails it, its send still noted pending.
         }
     }
 

@@ -57,6 +57,47 @@ class JobSubmitterTest {
     @TempDir Path dir;
     final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T12:00:00Z"));
     final InMemoryJobStore jobs = new InMemoryJobStore();
+    /** {@link #jobs} as the submitter sees it: its transitions fail while {@code down} (Redis lost mid-request). */
+    final FlakyJobs flaky = new FlakyJobs(jobs);
+    final Pending pending = new Pending();
+
+    static final class FlakyJobs implements com.fairpix.core.job.JobStore {
+        final com.fairpix.core.job.JobStore delegate;
+        volatile boolean down;
+
+        FlakyJobs(com.fairpix.core.job.JobStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override public void create(JobRecord job) { delegate.create(job); }
+        @Override public java.util.Optional<JobRecord> get(String tenant, String jobId) { return delegate.get(tenant, jobId); }
+        @Override public java.util.Optional<String> tenantOf(String jobId) { return delegate.tenantOf(jobId); }
+
+        @Override
+        public Transition transition(JobRecord next, java.util.Set<JobState> from) {
+            if (down) throw new redis.clients.jedis.exceptions.JedisConnectionException("Connection reset");
+            return delegate.transition(next, from);
+        }
+
+        @Override public void markEventSent(JobRecord job) { delegate.markEventSent(job); }
+        @Override public boolean eventSent(JobRecord job) { return delegate.eventSent(job); }
+        @Override public Page list(String tenant, String cursor, int limit, long maxBytes) { return delegate.list(tenant, cursor, limit, maxBytes); }
+    }
+
+    /** Sends noted pending, in memory. */
+    static final class Pending implements PendingSends {
+        final java.util.Map<String, Instant> since = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override public void add(String tenant, String jobId, Instant at) { since.put(tenant + "/" + jobId, at); }
+        @Override public void remove(String tenant, String jobId) { since.remove(tenant + "/" + jobId); }
+
+        @Override
+        public java.util.List<PendingSends.Pending> olderThan(Instant cutoff, int limit) {
+            return since.entrySet().stream().filter(e -> e.getValue().isBefore(cutoff)).limit(limit)
+                    .map(e -> new PendingSends.Pending(e.getKey().substring(0, e.getKey().indexOf('/')), e.getKey().substring(e.getKey().indexOf('/') + 1), e.getValue()))
+                    .toList();
+        }
+    }
     final InMemoryObjectStore objects = new InMemoryObjectStore();
     final Queue queue = new Queue();
     final Keys keys = new Keys();
@@ -199,8 +240,9 @@ class JobSubmitterTest {
 
     @BeforeEach
     void wire() {
-        submitter = new JobSubmitter(objects, jobs, keys, queue, (pool, tenant, at, cost) -> counted.add(pool + " " + tenant + " " + cost),
-                meters, new TenantTags(meters, 10, clock::nanoTime), clock, admission, AdmissionConfig.defaults(), overload, null, new TenantPlacement(0));
+        submitter = new JobSubmitter(objects, flaky, keys, queue, (pool, tenant, at, cost) -> counted.add(pool + " " + tenant + " " + cost),
+                meters, new TenantTags(meters, 10, clock::nanoTime), clock, admission, AdmissionConfig.defaults(), overload, null, new TenantPlacement(0))
+                .reconcileWith(pending, Duration.ofMinutes(10));
     }
 
     JobSubmitter.Submission submit(byte[] image, String idempotencyKey) {
@@ -266,6 +308,54 @@ class JobSubmitterTest {
         assertThat(job.error().reason()).isEqualTo("enqueue-failed");
         assertThat(admission.released).containsExactly(job.id());
         assertThat(counted).isEmpty();
+    }
+
+    @Test
+    void anAcceptedJobLeavesNoPendingSendAndTheSweepNeverTouchesIt() {
+        JobSubmitter.Submission s = submit(jpeg, null);
+        assertThat(pending.since).isEmpty();
+
+        clock.advance(Duration.ofHours(1));
+        assertThat(submitter.reconcileOrphans()).isZero();
+        assertThat(jobs.get("acme", s.job().id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+    }
+
+    @Test
+    void aRecordLeftQueuedByAFailedSendThatCouldNotBeMarkedIsFailedByTheSweepPastTheDeadline() {
+        // Kafka fails the send and Redis goes away before the record can say FAILED: the client gets
+        // a 503, the record would stay QUEUED until its retention (issue 34).
+        queue.failSends = new ExecutionException(new org.apache.kafka.common.errors.TimeoutException("no leader"));
+        flaky.down = true;
+        catchThrowableOfType(RetryLater.class, () -> submit(jpeg, null));
+        flaky.down = false;
+        JobRecord orphan = jobs.list("acme", null, 10).jobs().getFirst();
+        assertThat(orphan.state()).isEqualTo(JobState.QUEUED);
+
+        clock.advance(Duration.ofMinutes(9));
+        assertThat(submitter.reconcileOrphans()).as("before the deadline").isZero();
+        assertThat(jobs.get("acme", orphan.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+
+        clock.advance(Duration.ofMinutes(2));
+        assertThat(submitter.reconcileOrphans()).isEqualTo(1);
+        JobRecord failed = jobs.get("acme", orphan.id()).orElseThrow();
+        assertThat(failed.state()).isEqualTo(JobState.FAILED);
+        assertThat(failed.error().reason()).isEqualTo("enqueue-failed");
+        assertThat(pending.since).as("forgotten once settled").isEmpty();
+        assertThat(submitter.reconcileOrphans()).isZero();
+    }
+
+    @Test
+    void aSendWhoseRecordMovedOnIsForgottenNotFailed() {
+        // Acknowledged, but the pending note could not be removed (Redis blinked): a worker runs it.
+        JobSubmitter.Submission s = submit(jpeg, null);
+        pending.add("acme", s.job().id(), s.job().createdAt());
+        JobRecord running = jobs.get("acme", s.job().id()).orElseThrow().running(clock.instant(), clock.instant(), 1);
+        jobs.transition(running, java.util.Set.of(JobState.QUEUED));
+
+        clock.advance(Duration.ofHours(1));
+        assertThat(submitter.reconcileOrphans()).isZero();
+        assertThat(jobs.get("acme", s.job().id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(pending.since).isEmpty();
     }
 
     @Test

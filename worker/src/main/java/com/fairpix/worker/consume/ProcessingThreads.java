@@ -347,6 +347,9 @@ public final class ProcessingThreads {
             case JobRunner.Outcome.Finished f -> sink.completed(d, true);
             case JobRunner.Outcome.Redeliver r -> sink.completed(d, false);
             case JobRunner.Outcome.RetryAfter r -> sink.retryLater(item, r.delay(), r.countsAsAttempt());
+            // A dependency is out: the job stays with this worker (its offset uncommitted) and comes back
+            // after the back-off, its attempts untouched.
+            case JobRunner.Outcome.Parked p -> sink.retryLater(item, p.delay(), false);
             case JobRunner.Outcome.Finishing f -> throw new IllegalStateException("a finished job's outcome is never Finishing");
         }
     }

@@ -19,14 +19,16 @@ public interface EventPublisher {
     /**
      * Publishes a job's event, keyed by its tenant.
      *
-     * @throws IllegalStateException when it is not acknowledged in time
+     * @throws com.fairpix.core.error.RetryLater when it is not acknowledged in time (Kafka is out)
+     * @throws IllegalStateException            when Kafka refuses the record itself
      */
     void publish(JobEvent event);
 
     /**
      * Dead-letters a job message as it was read, with the reason and detail in headers.
      *
-     * @throws IllegalStateException when it is not acknowledged in time
+     * @throws com.fairpix.core.error.RetryLater when it is not acknowledged in time (Kafka is out)
+     * @throws IllegalStateException            when Kafka refuses the record itself
      */
     void deadLetter(String tenant, byte[] message, String reason, String detail);
 

@@ -10,7 +10,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link EventPublisher} on Kafka: each send waits up to 15 s for the broker's acknowledgement. */
+/**
+ * {@link EventPublisher} on Kafka: each send waits up to 15 s for the broker's acknowledgement.
+ * A send that fails or times out throws {@link com.fairpix.core.error.RetryLater} (dependency
+ * {@code kafka}, an outage); one Kafka refuses as a client error ({@code RecordTooLarge}, …) throws
+ * {@link IllegalStateException}.
+ */
 final class KafkaEventPublisher implements EventPublisher {
     private static final Logger log = LoggerFactory.getLogger(KafkaEventPublisher.class);
     private final KafkaProducer<String, byte[]> producer;
@@ -40,7 +45,13 @@ final class KafkaEventPublisher implements EventPublisher {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while publishing to " + record.topic(), e);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot publish to " + record.topic() + ": " + e.getMessage(), e);
+            if (com.fairpix.core.resilience.ClientErrors.is(e)) {
+                // Kafka refused this record (too large, …): an answer about it, not an outage.
+                throw new IllegalStateException("cannot publish to " + record.topic() + ": " + e.getMessage(), e);
+            }
+            // Not acknowledged in time, or the broker failed: Kafka is out, the job is not at fault.
+            throw new com.fairpix.core.error.RetryLater(com.fairpix.core.error.RetryLater.Kind.DEPENDENCY, "kafka",
+                    "cannot publish to " + record.topic() + ": " + e, 0, e);
         }
     }
 }

@@ -40,6 +40,16 @@ import org.slf4j.LoggerFactory;
  * {@link Error} thrown while processing (e.g. {@link OutOfMemoryError}) fails that attempt like a
  * transient failure, counted in {@code fairpix_worker_job_errors_total}, and the processing
  * thread goes on.
+ *
+ * <p>An outage is not the job's fault (issue 34). {@link #failure} is the one place that decides
+ * what a failure costs: a failure of Redis, Kafka or S3 ({@link com.fairpix.core.resilience.Outages},
+ * a refused call of an open breaker included) ends the attempt as {@link Outcome.Parked}: the job
+ * keeps its offset and its attempt count and is tried again after a bounded, jittered back-off
+ * (1 s doubling to 5 s, ±50 %), as often as it takes. The attempt number its record holds for the
+ * parked attempt is remembered here and reused by the next try, so even when that record cannot be
+ * corrected (Redis is the dependency that is out) the job's count stays as its own failures made it.
+ * Only the job's own failures count: its input (an undecodable image, a tenant's S3 4xx), its
+ * processing (a crash, a timeout, an Error).
  */
 public final class JobRunner {
     /** Time-to-start histogram buckets: from a few milliseconds (a quiet tenant) to minutes (a backlog). */
@@ -67,6 +77,11 @@ public final class JobRunner {
     private volatile java.util.function.BooleanSupplier dependencyDown = () -> false;
     private volatile UsageLedger usage = UsageLedger.NONE;
     private volatile com.fairpix.core.admission.TrueUp trueUp;
+    /**
+     * Jobs this runner parked for an outage: the attempt number their record holds without it
+     * counting (0: none), and how many times in a row they were parked (the back-off's step).
+     */
+    private final Map<String, Held> held = new java.util.concurrent.ConcurrentHashMap<>();
     private java.util.concurrent.Executor finishers;
     private java.util.concurrent.Semaphore finishSlots;
 
@@ -98,6 +113,30 @@ public final class JobRunner {
         this.baseBackoff = baseBackoff;
     }
 
+    /** First back-off after an outage ended an attempt. */
+    static final Duration OUTAGE_BACKOFF_FIRST = Duration.ofSeconds(1);
+    /** Longest back-off after outages, before jitter: a job is tried again within 1.5 × this of its dependency answering. */
+    static final Duration OUTAGE_BACKOFF_MAX = Duration.ofSeconds(5);
+    /** Jitter: each back-off is drawn from ±50 % of its step, so parked jobs do not return in one wave. */
+    static final double OUTAGE_BACKOFF_JITTER = 0.5;
+    /** Most jobs remembered as parked; past it the memory is cleared (their next try may then count). */
+    private static final int MAX_HELD = 100_000;
+
+    /**
+     * The back-off after the {@code n}th outage in a row (n &gt;= 1): {@link #OUTAGE_BACKOFF_FIRST}
+     * doubled per outage up to {@link #OUTAGE_BACKOFF_MAX}, then drawn uniformly from ±
+     * {@link #OUTAGE_BACKOFF_JITTER} of that step; milliseconds. (Resilience4j's
+     * {@code IntervalFunction.ofExponentialRandomBackoff} caps after the jitter, so at the cap every
+     * parked job would come back at the same moment: the wave this is meant to spread.)
+     */
+    static long outageBackoffMillis(int n) {
+        long step = Math.min(OUTAGE_BACKOFF_MAX.toMillis(), OUTAGE_BACKOFF_FIRST.toMillis() << Math.min(20, Math.max(0, n - 1)));
+        double spread = 1 + OUTAGE_BACKOFF_JITTER * (2 * java.util.concurrent.ThreadLocalRandom.current().nextDouble() - 1);
+        return Math.round(step * spread);
+    }
+
+    private record Held(int attempt, int outages) {}
+
     /** What the consumer does with a job after one attempt. */
     public sealed interface Outcome {
         /**
@@ -120,6 +159,16 @@ public final class JobRunner {
                 this(delay, true);
             }
         }
+
+        /**
+         * A dependency the attempt needed is out (issue 34): keep the job (its offset stays
+         * uncommitted) and try it again after {@code delay}, without spending an attempt.
+         *
+         * @param dependency {@code redis}, {@code kafka}, {@code s3}, or {@code breaker} when only
+         *                   an open breaker beside the failure tells
+         * @param delay      the jittered back-off, 0.5-7.5 s
+         */
+        record Parked(String dependency, Duration delay) implements Outcome {}
 
         /** The job's record cannot be read or written now: leave it for redelivery. */
         record Redeliver() implements Outcome {}
@@ -193,12 +242,17 @@ public final class JobRunner {
         Outcome outcome = runOnce(message, attempt, enqueuedAt, ownWrites);
         if (outcome instanceof Outcome.Finishing f) {
             return new Outcome.Finishing(f.outcome().thenApply(o -> {
-                releaseIfFinished(message, o);
+                settled(message, o);
                 return o;
             }));
         }
-        releaseIfFinished(message, outcome);
+        settled(message, outcome);
         return outcome;
+    }
+
+    private void settled(JobMessage message, Outcome outcome) {
+        if (!(outcome instanceof Outcome.Parked)) held.remove(message.jobId());
+        releaseIfFinished(message, outcome);
     }
 
     private void releaseIfFinished(JobMessage message, Outcome outcome) {
@@ -293,16 +347,19 @@ public final class JobRunner {
                 fail(message, e.reason(), e.getMessage());
                 return new Outcome.Finished(true);
             } catch (RuntimeException again) {
+                // The verdict stands; only its write waits (the next try reaches it again, uncounted).
+                java.util.Optional<com.fairpix.core.resilience.Dependency> out = com.fairpix.core.resilience.Outages.of(again);
+                if (out.isPresent()) return parked(message, out.get().id(), recorded[0], again);
                 return new Outcome.RetryAfter(backoff(attempt));
             }
         } catch (InterruptedException e) {
             throw e;
-        } catch (io.github.resilience4j.circuitbreaker.CallNotPermittedException e) {
-            // The dependency is known to be down: wait for it without spending an attempt.
-            log.debug("job {} waits: {}", message.jobId(), e.getMessage());
-            unrecordAttempt(message, recorded[0]);
-            return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
         } catch (RuntimeException e) {
+            java.util.Optional<com.fairpix.core.resilience.Dependency> out = com.fairpix.core.resilience.Outages.of(e);
+            if (out.isPresent()) {
+                // Redis, Kafka or S3 is out (or its breaker refused the call): not the job's fault.
+                return parked(message, out.get().id(), recorded[0], e);
+            }
             if (com.fairpix.core.resilience.ClientErrors.is(e) && !(e instanceof com.fairpix.core.storage.ObjectStore.ObjectNotFoundException)) {
                 // S3 or Kafka refused this job's own request (a 400 for its key, a record too large):
                 // retrying cannot help, and it says nothing about the dependency. (A missing original
@@ -311,13 +368,13 @@ public final class JobRunner {
                     fail(message, "request-refused", e.getClass().getSimpleName() + ": " + e.getMessage());
                     return new Outcome.Finished(true);
                 } catch (RuntimeException again) {
+                    if (com.fairpix.core.resilience.Outages.is(again)) return parked(message, com.fairpix.core.resilience.Outages.of(again).get().id(), recorded[0], again);
                     return new Outcome.RetryAfter(backoff(attempt));
                 }
             }
             if (dependencyDown.getAsBoolean()) {
                 // This failure (or the ones beside it) just opened a breaker: the outage is not the job's fault.
-                unrecordAttempt(message, recorded[0]);
-                return new Outcome.RetryAfter(baseBackoff.multipliedBy(4), false);
+                return parked(message, "breaker", recorded[0], e);
             }
             return failedAttempt(message, Math.max(attempt, recorded[0]), e);
         } catch (Throwable e) { // a checked exception no step declares: a failed attempt all the same
@@ -335,6 +392,13 @@ public final class JobRunner {
                     fail(message, "attempts-exhausted", reason + ": " + e.getMessage());
                     return new Outcome.Finished(true);
                 } catch (RuntimeException again) {
+                    java.util.Optional<com.fairpix.core.resilience.Dependency> out = com.fairpix.core.resilience.Outages.of(again);
+                    if (out.isPresent()) {
+                        // Its attempts are spent; only the FAILED write waits for the dependency. The
+                        // next try finds the record's attempts used up and fails it then.
+                        held.remove(message.jobId());
+                        return parkedFor(message, out.get().id(), 0, again);
+                    }
                     log.warn("job {} cannot be marked FAILED ({}); leaving it for redelivery", message.jobId(), again.toString());
                     return new Outcome.Redeliver();
                 }
@@ -343,6 +407,29 @@ public final class JobRunner {
             log.info("job {} attempt {} failed transiently ({}); retrying in {} ms", message.jobId(), attempt, LogSafe.of(e.toString()), delay.toMillis());
             return new Outcome.RetryAfter(delay);
         }
+    }
+
+    /**
+     * Ends an attempt that an outage of {@code dependency} cut short: the job keeps its attempts. The
+     * attempt number this attempt wrote into the record ({@code recorded}, 0 if it wrote none) is
+     * remembered, so the next try reuses it; where the dependency out is not Redis, the record is
+     * also given its previous number back, for another worker that may get the job meanwhile.
+     */
+    private Outcome parked(JobMessage message, String dependency, int recorded, Throwable cause) {
+        if (recorded > 0 && !dependency.equals(com.fairpix.core.resilience.Dependency.REDIS.id())) unrecordAttempt(message, recorded);
+        Held before = held.get(message.jobId());
+        int uncounted = recorded > 0 ? recorded : before != null ? before.attempt() : 0;
+        return parkedFor(message, dependency, uncounted, cause);
+    }
+
+    private Outcome parkedFor(JobMessage message, String dependency, int uncounted, Throwable cause) {
+        if (held.size() >= MAX_HELD) held.clear();
+        Held now = held.merge(message.jobId(), new Held(uncounted, 1), (old, x) -> new Held(uncounted, Math.min(old.outages() + 1, 30)));
+        Duration delay = Duration.ofMillis(outageBackoffMillis(now.outages()));
+        metrics.counter(MetricNames.JOBS_PARKED, "dependency", dependency).increment();
+        log.info("job {} of {} parked for {} ms: {} is out ({}); no attempt spent", message.jobId(), message.tenant(), delay.toMillis(), dependency,
+                LogSafe.of(String.valueOf(cause)));
+        return new Outcome.Parked(dependency, delay);
     }
 
     /**
@@ -385,17 +472,23 @@ public final class JobRunner {
             log.debug("job {} is already {}; skipping", job.id(), job.state());
             return null;
         }
-        if (job.attempts() >= maxAttempts) {
+        // This runner parked the job's last attempt for an outage and its record still holds it:
+        // that attempt did not count, and this try takes its number.
+        Held parked = held.get(message.jobId());
+        boolean resumes = parked != null && parked.attempt() > 0 && job.state() == JobState.RUNNING && job.attempts() == parked.attempt();
+        if (!resumes && job.attempts() >= maxAttempts) {
             // Every earlier attempt was recorded and none ended the job: they died with their worker
             // (OOM, native crash, kill). Running it again would only take down another one.
             metrics.counter(MetricNames.WORKER_JOB_ERRORS, "error", "attempts-exhausted").increment();
             throw new Permanent("attempts-exhausted", job.attempts() + " attempts started and none finished (worker.max-attempts = "
                     + maxAttempts + "); the job may crash its worker");
         }
-        JobRecord runningJob = job.running(started, enqueuedAt, job.attempts() + 1);
+        JobRecord runningJob = job.running(started, enqueuedAt, resumes ? job.attempts() : job.attempts() + 1);
+        // Noted before the write: a write that times out may still have reached Redis, and a parked
+        // attempt must be known by the number the record may hold.
+        recorded[0] = runningJob.attempts();
         JobStore.Transition running = jobs.transition(runningJob, EnumSet.of(JobState.QUEUED, JobState.RUNNING));
         if (!running.applied()) return null; // cancelled or finished meanwhile
-        recorded[0] = runningJob.attempts();
         if (CRASH_VARIANT != null && message.spec().variants().containsKey(CRASH_VARIANT)) {
             log.error("test hook fairpix.test.crash-variant: job {} attempt {} halts this worker", job.id(), recorded[0]);
             Runtime.getRuntime().halt(134);

@@ -74,6 +74,18 @@ class JobRunnerTest {
         jpeg = out.toByteArray();
     }
 
+    /** The real pipeline, for the other runner tests. */
+    static ImagePipeline pipeline() throws IOException {
+        if (pipeline == null) image();
+        return pipeline;
+    }
+
+    /** A 64x48 JPEG, for the other runner tests. */
+    static byte[] jpeg() throws IOException {
+        if (jpeg == null) image();
+        return jpeg;
+    }
+
     JobRunner runner(com.fairpix.core.storage.ObjectStore store) {
         return new JobRunner(jobs, new ResultWriter(store, 1 << 20), pipeline, events, meters, new TenantTags(meters, 10, clock::nanoTime),
                 clock, MAX_ATTEMPTS, BACKOFF, (tenant, job) -> released.add(tenant + "/" + job));
@@ -207,7 +219,8 @@ class JobRunnerTest {
 
         JobRunner.Outcome outcome = runner(new GuardedObjectStore(objects, s3)).run(m, 1, T0);
 
-        assertThat(outcome).isEqualTo(new JobRunner.Outcome.RetryAfter(BACKOFF.multipliedBy(4), false));
+        assertThat(outcome).isInstanceOf(JobRunner.Outcome.Parked.class);
+        assertThat(((JobRunner.Outcome.Parked) outcome).dependency()).isEqualTo("s3");
         assertThat(stored().attempts()).as("the attempt written RUNNING is taken back").isZero();
         assertThat(events.deadLetters).isEmpty();
     }

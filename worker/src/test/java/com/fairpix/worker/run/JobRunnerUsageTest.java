@@ -112,7 +112,7 @@ class JobRunnerUsageTest {
 
         JobRunner.Outcome first = runner().run(m, 1, JobRunnerTest.T0);
 
-        assertThat(first).isInstanceOf(JobRunner.Outcome.RetryAfter.class);
+        assertThat(first).as("Redis out: parked, no attempt spent (issue 34)").isInstanceOf(JobRunner.Outcome.Parked.class);
         assertThat(jobs.get("acme", "j1").orElseThrow().state()).isEqualTo(JobState.DONE);
         assertThat(events.events).as("no event before the job is counted").isEmpty();
 
