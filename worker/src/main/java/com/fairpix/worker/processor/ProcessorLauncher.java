@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds a processor's command line and environment: the worker's own {@code java} and class path,
- * a small JVM (serial GC, the heap {@code -Xmx}), at the calling thread's nice value
+ * a small JVM (C1 only, serial GC, the heap {@code -Xmx}), at the calling thread's nice value
  * ({@code nice}), inside bubblewrap when it works here (no network, a private /tmp, the rest of the
  * file system read-only), with an environment holding nothing but what a JVM needs (no
  * {@code FAIRPIX_*}, no {@code AWS_*}: no credentials). The address-space limit is set once the
@@ -83,9 +83,9 @@ final class ProcessorLauncher {
             cmd.addAll(List.of("--chdir", "/tmp", "--"));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // Fully tiered (C2): a processor lives for many jobs, and its Java work (the header scans of
-        // every input) ran 10-15 % slower per job under C1 alone (docs/processors.md).
-        cmd.addAll(List.of("-Xmx" + settings.heapMb() + "m", "-Xss1m", "-XX:+UseSerialGC", "-Xshare:auto",
+        // C1 alone: a fully tiered processor measured 0-0.8 ms less CPU per thumbnail (within the noise)
+        // but ~0.14 CPU-s more per start (docs/processors.md).
+        cmd.addAll(List.of("-Xmx" + settings.heapMb() + "m", "-Xss1m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + tmp + "/hs_err_pid%p.log",
                 // The JVM's own log goes to stdout by default: on stderr, it cannot corrupt the protocol.
                 // (A dynamic CDS archive always reports a mismatch on --enable-native-access, harmlessly: cds is quiet.)
