@@ -163,13 +163,17 @@ public final class FarmBench {
         out.add(String.format(Locale.ROOT, "  PipelineBench-equivalent in-process pipeline: %.1f and %.1f thumbnails/s (mean %.1f)", pipelineBefore, pipelineAfter, pipeline));
         out.add(String.format(Locale.ROOT, "  %-10s %10s %10s %8s", "variant", "jobs/s", "÷pipeline", "failed"));
         for (var e : drains.entrySet()) {
-            out.add(String.format(Locale.ROOT, "  %-10s %10.1f %10.2f %8d", e.getKey(), e.getValue().rate(), e.getValue().rate() / pipeline, e.getValue().failed()));
+            Drain d = e.getValue();
+            double cpuMs = d.cpu().processes().entrySet().stream().filter(x -> x.getKey().equals("service JVM") || x.getKey().equals("processors"))
+                    .mapToDouble(Map.Entry::getValue).sum();
+            out.add(String.format(Locale.ROOT, "  %-10s %10.1f %10.2f %8d   CPU ms/job (service JVM + processors) %.2f%s", e.getKey(), d.rate(), d.rate() / pipeline, d.failed(),
+                    cpuMs, d.processors() > 0 ? String.format(Locale.ROOT, "; %d processors, RSS %.0f MB each", d.processors(), d.processorRss() / 1e6) : ""));
         }
         for (var e : drains.entrySet()) out.addAll(e.getValue().cpu().lines("drain, " + e.getKey(), "job"));
         return out;
     }
 
-    record Drain(double rate, int failed, CpuSplit cpu) {}
+    record Drain(double rate, int failed, CpuSplit cpu, int processors, long processorRss) {}
 
     Drain drain(Variant v, byte[] photo, int n, int threads) throws Exception {
         log("%s: queueing %d jobs through its ingest-api", v.name(), n);
@@ -216,8 +220,9 @@ public final class FarmBench {
         double seconds = Duration.between(from, to).toNanos() / 1e9;
         double rate = (b - a) / seconds;
         log("%s: %.1f jobs/s steady (%d failed)", v.name(), rate, failed);
+        if (cpu.processorCount > 0) log("%s: %d processor JVMs, resident set up to %.0f MB each (mean over them, largest sample)", v.name(), cpu.processorCount, cpu.processorRss / 1e6);
         CpuSplit split = cpu.between(from.toEpochMilli(), to.toEpochMilli(), b - a).withJfr(worker.jfr(), from.toEpochMilli(), to.toEpochMilli());
-        return new Drain(rate, failed, split);
+        return new Drain(rate, failed, split, cpu.processorCount, cpu.processorRss);
     }
 
     /** Thumbnails per second of the in-process pipeline on {@code photo} (one untimed warm-up pass of 50). */
@@ -356,6 +361,10 @@ public final class FarmBench {
         pb.environment().putAll(v.settings());
         pb.environment().put("FAIRPIX_ADMIN_TOKEN", adminToken);
         pb.environment().putIfAbsent("OPENCV_IO_MAX_IMAGE_PIXELS", "100000000");
+        // The drain queues its whole backlog before a worker runs: the ingest's load shedding
+        // (overload.backlog.*, docs/overload.md) would refuse most of it.
+        pb.environment().putIfAbsent("FAIRPIX_BACKLOG_SOFT_SECONDS", "0");
+        pb.environment().putIfAbsent("FAIRPIX_BACKLOG_HARD_SECONDS", "0");
         Process p = pb.start();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
@@ -499,6 +508,26 @@ public final class FarmBench {
         private Sample sample() {
             Map<String, Long> processes = new LinkedHashMap<>();
             processes.put("service JVM", ticks(Path.of("/proc/" + service + "/stat")));
+            // The service's child processes (processor JVMs and their sandboxes), summed: the work a
+            // worker with worker.processors=process does there is counted beside its own.
+            long children = 0;
+            int processors = 0;
+            long rss = 0;
+            for (ProcessHandle h : ProcessHandle.of(service).map(p -> p.descendants().toList()).orElse(List.of())) {
+                children += ticks(Path.of("/proc/" + h.pid() + "/stat"));
+                if (h.info().command().map(c -> c.endsWith("/java")).orElse(false)) {
+                    long r = rssBytes(h.pid());
+                    if (r > 0) {
+                        processors++;
+                        rss += r;
+                    }
+                }
+            }
+            if (processors > 0 || children > 0) processes.put("processors", children);
+            if (processors > 0) {
+                processorCount = processors;
+                processorRss = Math.max(processorRss, rss / processors);
+            }
             stack.forEach((name, pid) -> processes.put(name, ticks(Path.of("/proc/" + pid + "/stat"))));
             Map<String, Long> threads = new TreeMap<>();
             try (var tasks = Files.list(Path.of("/proc/" + service + "/task"))) {
@@ -514,6 +543,23 @@ public final class FarmBench {
                 // the process ended
             }
             return new Sample(System.currentTimeMillis(), processes, threads);
+        }
+
+        /** Processor JVMs (the service's java descendants) at the last sample that saw any. */
+        volatile int processorCount;
+        /** The largest mean resident set per processor JVM over the samples, bytes. */
+        volatile long processorRss;
+
+        /** VmRSS of a process, bytes; 0 when unknown. */
+        static long rssBytes(long pid) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                    if (line.startsWith("VmRSS:")) return Long.parseLong(line.substring(6).trim().split("\\s+")[0]) * 1024;
+                }
+            } catch (IOException | RuntimeException e) {
+                // gone
+            }
+            return 0;
         }
 
         /** utime + stime, in ticks; 0 when the process is gone. */

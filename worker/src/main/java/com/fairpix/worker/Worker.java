@@ -88,10 +88,19 @@ public final class Worker implements AutoCloseable {
         int slots = settings.consume().sharedThreads() + settings.consume().reservedThreads();
         // In processes (the default), each processor has its own pixel budget and memory limit; the
         // worker's budget gauge then stays 0. In-process, the jobs share the worker's budget.
-        com.fairpix.worker.process.ImageProcessor pipeline = settings.processors() == WorkerConfig.Processors.PROCESS
-                ? com.fairpix.worker.processor.ProcessorProcesses.start(slots, settings.maxPixels(), settings.jobTimeout(),
-                        settings.nativeMemoryBytes(), settings.processorMemoryMb(), true)
-                : new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
+        com.fairpix.worker.process.ImageProcessor pipeline;
+        java.util.concurrent.CompletableFuture<Void> processorsStarted = java.util.concurrent.CompletableFuture.completedFuture(null);
+        if (settings.processors() == WorkerConfig.Processors.PROCESS) {
+            var processes = com.fairpix.worker.processor.ProcessorProcesses.start(slots, settings.maxPixels(), settings.jobTimeout(),
+                    settings.nativeMemoryBytes(), settings.processorMemoryMb(), true);
+            // One per processing thread, started now, while the rest of the worker connects: the
+            // consumer joins its group (and gets partitions) only once they have said hello.
+            processorsStarted = processes.prestart(processes.threadNices(settings.consume().sharedThreads(), settings.consume().sharedNice(),
+                    settings.consume().reservedThreads()));
+            pipeline = processes;
+        } else {
+            pipeline = new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
+        }
         // S3 behind a circuit breaker: while it is open the worker takes no job and pauses its
         // partitions, so an outage neither fails jobs nor spends their attempts (docs/overload.md).
         com.fairpix.core.resilience.Breakers breakers = com.fairpix.core.resilience.Breakers.of(
@@ -202,6 +211,14 @@ public final class Worker implements AutoCloseable {
         consumer.dependencyDown(dependencyDown);
         io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, consumer, JobConsumer::abandoned).tag("pool", pool)
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);
+        try {
+            processorsStarted.get(com.fairpix.worker.processor.ProcessorProcesses.PRESTART_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            log.warn("processors not all started before consuming (the jobs that need one start it): {}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the processors", e);
+        }
         consumer.start();
 
         // The worker's metrics name tenants too: metrics.token guards them as it does the ingest's.

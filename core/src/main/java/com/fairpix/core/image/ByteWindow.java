@@ -37,6 +37,25 @@ final class ByteWindow {
         return buf[(int) (pos - start)] & 0xFF;
     }
 
+    /**
+     * The offset of the first 0xFF byte at or after {@code pos}, or -1 when there is none before the
+     * end: a JPEG's entropy-coded data scanned window by window over the array, not a call per byte.
+     */
+    long nextFF(long pos) throws ImageHeader.HeaderException {
+        long length = src.length();
+        while (pos >= 0 && pos < length) {
+            if (pos < start || pos >= start + buf.length) {
+                start = pos;
+                buf = src.read(pos, (int) Math.min(size, length - pos));
+                if (buf.length == 0) return -1;
+            }
+            byte[] b = buf;
+            for (int i = (int) (pos - start); i < b.length; i++) if (b[i] == (byte) 0xFF) return start + i;
+            pos = start + b.length;
+        }
+        return -1;
+    }
+
     /** Unsigned 16-bit value at {@code pos}, or -1 when it runs past the end. */
     int u16(long pos, boolean le) throws ImageHeader.HeaderException {
         int a = at(pos), b = at(pos + 1);

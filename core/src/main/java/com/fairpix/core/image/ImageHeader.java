@@ -313,15 +313,13 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
                 if (firstComponents < 0) firstComponents = w.at(pos + 2);
                 if (scans > MAX_JPEG_SCANS) throw HeaderException.overLimit("jpeg: more than " + MAX_JPEG_SCANS + " scans (SOS markers)");
                 pos += len;
-                while (true) { // entropy-coded data
-                    int c = w.at(pos);
-                    if (c < 0) break walk;
-                    if (c == 0xFF) {
-                        int n = w.at(pos + 1);
-                        if (n < 0) break walk;
-                        if (n == 0x00 || (n >= 0xD0 && n <= 0xD7)) { pos += 2; continue; }
-                        if (n != 0xFF) break;
-                    }
+                while (true) { // entropy-coded data, up to the next 0xFF that is neither stuffing nor a restart
+                    pos = w.nextFF(pos);
+                    if (pos < 0) break walk;
+                    int n = w.at(pos + 1);
+                    if (n < 0) break walk;
+                    if (n == 0x00 || (n >= 0xD0 && n <= 0xD7)) { pos += 2; continue; }
+                    if (n != 0xFF) break;
                     pos++;
                 }
                 continue;

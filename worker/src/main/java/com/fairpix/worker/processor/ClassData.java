@@ -35,14 +35,27 @@ final class ClassData {
     private boolean locked;
 
     private final java.time.Clock clock;
-    private final boolean jarsOnly = jarsOnly(System.getProperty("java.class.path"));
+    private final boolean jarsOnly;
 
-    /** @param clock tells a stale lock's age */
-    ClassData(Path dir, java.time.Clock clock) {
+    /**
+     * @param classPath the processors' class path
+     * @param clock     tells a stale lock's age
+     */
+    ClassData(Path dir, String classPath, java.time.Clock clock) {
         this.dir = dir;
         this.clock = clock;
-        String key = System.getProperty("java.home") + "|" + System.getProperty("java.vm.version") + "|" + System.getProperty("java.class.path");
-        String name = "processor-" + sha256(key).substring(0, 16);
+        this.jarsOnly = jarsOnly(classPath);
+        // The JVM refuses an archive whose jars changed (size, time): a rebuilt jar makes a new key.
+        StringBuilder key = new StringBuilder(System.getProperty("java.home") + "|" + System.getProperty("java.vm.version") + "|" + classPath);
+        for (String e : classPath.split(java.io.File.pathSeparator)) {
+            try {
+                Path p = Path.of(e);
+                if (Files.isRegularFile(p)) key.append('|').append(Files.size(p)).append('@').append(Files.getLastModifiedTime(p).toMillis());
+            } catch (IOException | RuntimeException ex) {
+                key.append("|?");
+            }
+        }
+        String name = "processor-" + sha256(key.toString()).substring(0, 16);
         this.archive = dir.resolve(name + ".jsa");
         this.lock = dir.resolve(name + ".lock");
         this.part = dir.resolve(name + "-" + java.util.UUID.randomUUID() + ".part");
@@ -102,6 +115,7 @@ final class ClassData {
             if (dumper != null && !dumper.alive() && Files.isRegularFile(part) && Files.size(part) > 0) {
                 Files.move(part, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 log.info("processor class-data archive written: {} ({} KiB)", archive, Files.size(archive) >> 10);
+                deleteUnused(dir, archive, clock);
             }
         } catch (IOException e) {
             log.info("processor class-data archive not written: {}", e.toString());
@@ -118,6 +132,17 @@ final class ClassData {
         }
         locked = false;
         dumper = null;
+    }
+
+    /** Archives in {@code dir} other than {@code keep} not modified for a day (jars rebuilt since): deleted. */
+    static void deleteUnused(Path dir, Path keep, java.time.Clock clock) {
+        try (var files = Files.newDirectoryStream(dir, "processor-*.jsa")) {
+            for (Path f : files) {
+                if (!f.equals(keep) && clock.millis() - Files.getLastModifiedTime(f).toMillis() > 86_400_000L) Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            log.debug("old class-data archives in {} not deleted: {}", dir, e.toString());
+        }
     }
 
     /** True when no entry of the class path, nor of a jar's manifest Class-Path (a test runner's booter jar), is a folder. */

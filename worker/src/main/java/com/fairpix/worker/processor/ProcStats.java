@@ -28,11 +28,21 @@ final class ProcStats {
     /** utime + stime, milliseconds; -1 when unknown. */
     long cpuMillis() {
         try {
-            String line = Files.readString(dir.resolve("stat"));
+            // One read, parsed by hand: this runs twice per job.
+            byte[] b = Files.readAllBytes(dir.resolve("stat"));
             // Field 2, the command, may hold spaces and parentheses: count from the last ')'.
-            String[] f = line.substring(line.lastIndexOf(')') + 2).trim().split(" ");
-            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of the whole line
-            return ticks * 1000 / TICKS_PER_SECOND;
+            int i = b.length - 1;
+            while (i >= 0 && b[i] != ')') i--;
+            if (i < 0) return -1;
+            i += 2; // ") " then field 3
+            for (int field = 3; field < 14; field++) {
+                while (i < b.length && b[i] != ' ') i++;
+                i++;
+            }
+            long utime = 0, stime = 0;
+            for (; i < b.length && b[i] != ' '; i++) utime = utime * 10 + (b[i] - '0');
+            for (i++; i < b.length && b[i] >= '0' && b[i] <= '9'; i++) stime = stime * 10 + (b[i] - '0');
+            return (utime + stime) * 1000 / TICKS_PER_SECOND;
         } catch (IOException | RuntimeException e) {
             return -1;
         }
@@ -60,10 +70,15 @@ final class ProcStats {
 
     private long statusKib(String field) {
         try {
-            for (String line : Files.readAllLines(dir.resolve("status"))) {
-                if (line.startsWith(field)) return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]) * 1024;
-            }
-            return -1;
+            String status = new String(Files.readAllBytes(dir.resolve("status")), java.nio.charset.StandardCharsets.ISO_8859_1);
+            int at = status.startsWith(field) ? 0 : status.indexOf("\n" + field) + 1;
+            if (at <= 0 && !status.startsWith(field)) return -1;
+            int i = at + field.length();
+            while (i < status.length() && (status.charAt(i) == ' ' || status.charAt(i) == '\t')) i++;
+            long kib = 0;
+            int digits = 0;
+            for (; i < status.length() && Character.isDigit(status.charAt(i)); i++, digits++) kib = kib * 10 + (status.charAt(i) - '0');
+            return digits == 0 ? -1 : kib * 1024;
         } catch (IOException | RuntimeException e) {
             return -1;
         }

@@ -149,6 +149,11 @@ final class Processor implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** Runs {@code then} once the processor (its sandbox, when sandboxed) has exited, on a JDK thread. */
+    void onExit(Runnable then) {
+        process.onExit().thenRun(then);
+    }
+
     /**
      * Runs one job, killing the processor (SIGKILL) when it runs past {@code deadline}.
      *

@@ -23,6 +23,8 @@ final class ProcessorLauncher {
     private static final Logger log = LoggerFactory.getLogger(ProcessorLauncher.class);
     /** Variables a processor keeps from the worker's environment. */
     static final List<String> KEPT_ENV = List.of("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "OPENCV_IO_MAX_IMAGE_PIXELS");
+    /** System property: JVM options (space-separated) a processor gets after, so overriding, its own; for measurements. */
+    static final String JVM_OPTIONS_PROPERTY = "fairpix.processor.jvm-options";
     private static volatile Boolean sandboxWorks;
     private static volatile boolean noPrlimitLogged;
 
@@ -81,6 +83,8 @@ final class ProcessorLauncher {
             cmd.addAll(List.of("--chdir", "/tmp", "--"));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // C1 alone: a fully tiered processor measured 0-0.8 ms less CPU per thumbnail (within the noise)
+        // but ~0.14 CPU-s more per start (docs/processors.md).
         cmd.addAll(List.of("-Xmx" + settings.heapMb() + "m", "-Xss1m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + tmp + "/hs_err_pid%p.log",
                 // The JVM's own log goes to stdout by default: on stderr, it cannot corrupt the protocol.
@@ -88,6 +92,9 @@ final class ProcessorLauncher {
                 "-Xlog:disable", "-Xlog:all=warning,cds=off,aot=off:stderr",
                 "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + tmp, "-Djna.tmpdir=" + tmp));
         cmd.addAll(cdsFlags);
+        // For measurements (docs/processors.md): JVM options added after, so overriding, the ones above.
+        String extra = System.getProperty(JVM_OPTIONS_PROPERTY, "").trim();
+        if (!extra.isEmpty()) cmd.addAll(List.of(extra.split("\\s+")));
         if (opencv != null) cmd.add("-D" + com.fairpix.worker.process.OpenCv.LIBRARY_PROPERTY + "=" + opencv.resolve(com.fairpix.worker.process.OpenCv.LIBRARY_NAME));
         if (settings.testHooks()) cmd.add("-D" + ProcessorMain.HOOKS_PROPERTY + "=true");
         cmd.addAll(List.of("-cp", classPath(), ProcessorMain.class.getName(),
@@ -167,11 +174,67 @@ final class ProcessorLauncher {
                 .map(Path::toString).distinct().toList();
     }
 
-    /** The worker's class path with every entry absolute: a processor runs in its own directory. */
+    /**
+     * The processors' class path, every entry absolute (a processor runs in its own directory): the
+     * worker's, except that where this code itself comes from a jar, folders are left out, and a
+     * jar that is only a manifest (a test runner's booter jar) is replaced by the entries its
+     * Class-Path names. A processor needs the worker's code and its libraries, which are then all
+     * jars: the folders (an application's or a test's own classes, as under Maven) hold nothing it
+     * uses, and a class path of jars only can be class-data shared ({@link ClassData}), which halves
+     * a processor's start. Where this code comes from a folder (the worker module's own tests) the
+     * worker's class path is kept whole.
+     */
     static String classPath() {
-        return java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(e -> !e.isEmpty()).map(e -> Path.of(e).toAbsolutePath().toString())
-                .collect(java.util.stream.Collectors.joining(File.pathSeparator));
+        String cp = classPath;
+        if (cp == null) classPath = cp = processorClassPath();
+        return cp;
+    }
+
+    private static volatile String classPath;
+
+    private static String processorClassPath() {
+        String own = System.getProperty("java.class.path");
+        List<Path> entries = new ArrayList<>();
+        for (String e : own.split(File.pathSeparator)) if (!e.isEmpty()) entries.add(Path.of(e).toAbsolutePath().normalize());
+        if (fromJar()) {
+            List<Path> jars = new ArrayList<>();
+            for (Path p : entries) {
+                if (Files.isDirectory(p)) continue;
+                List<Path> named = manifestOnly(p);
+                if (named == null) jars.add(p);
+                else named.stream().filter(n -> !Files.isDirectory(n)).forEach(jars::add);
+            }
+            entries = jars;
+        }
+        return entries.stream().map(Path::toString).distinct().collect(java.util.stream.Collectors.joining(File.pathSeparator));
+    }
+
+    /** True when ProcessorMain was loaded from a jar file. */
+    private static boolean fromJar() {
+        try {
+            java.security.CodeSource cs = ProcessorMain.class.getProtectionDomain().getCodeSource();
+            return cs != null && cs.getLocation() != null && Files.isRegularFile(Path.of(cs.getLocation().toURI()));
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The entries a jar's manifest Class-Path names when the jar holds no classes of its own (a test runner's booter jar); else null. */
+    static List<Path> manifestOnly(Path jar) {
+        if (!Files.isRegularFile(jar)) return null;
+        try (java.util.jar.JarFile j = new java.util.jar.JarFile(jar.toFile())) {
+            java.util.jar.Manifest m = j.getManifest();
+            String cp = m == null ? null : m.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+            if (cp == null || j.stream().anyMatch(e -> e.getName().endsWith(".class"))) return null;
+            List<Path> out = new ArrayList<>();
+            for (String u : cp.trim().split("\\s+")) {
+                java.net.URI uri = jar.getParent().toUri().resolve(u);
+                if ("file".equals(uri.getScheme())) out.add(Path.of(uri).toAbsolutePath().normalize());
+            }
+            return out;
+        } catch (IOException | IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** Whether bubblewrap runs here with user and network namespaces (tried once; logged once when not). */

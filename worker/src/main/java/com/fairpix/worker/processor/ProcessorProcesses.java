@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Image work in supervised processor processes ({@code worker.processors=process}): long-lived
- * child JVMs started from the worker's own class path, one job at a time each, started when a
- * processing thread first needs one and kept for the next job. A processor runs at the nice value of
- * the thread that uses it (shared threads' jobs in the background, reserved threads' at normal
+ * child JVMs started from the worker's own class path, one job at a time each, kept for the next job.
+ * They are started ahead of the work ({@link #prestart}: one per processing thread, when the worker
+ * starts) and a processor that died or was dropped is replaced in the background, so a job waits for
+ * a processor's start only when none is idle nor starting. A processor runs at the nice value of the
+ * thread that uses it (shared threads' jobs in the background, reserved threads' at normal
  * priority), so idle processors are kept per nice value.
  *
  * <p>A processor that dies on a job (a signal, the SIGKILL after {@code worker.job-timeout-seconds},
@@ -44,6 +46,8 @@ public final class ProcessorProcesses implements ImageProcessor {
     static final int REMEMBERED_JOBS = 10_000;
     /** The processor's own deadline check gets this long to fail a job cleanly before the SIGKILL. */
     static final Duration KILL_GRACE = Duration.ofSeconds(1);
+    /** How long a starting worker waits for its processors' hellos before it consumes anyway. */
+    public static final Duration PRESTART_WAIT = Duration.ofSeconds(30);
     /** For the start time a log line reports. */
     private static final java.util.function.LongSupplier NANOS = com.fairpix.core.time.SystemTime.nanos();
 
@@ -53,6 +57,11 @@ public final class ProcessorProcesses implements ImageProcessor {
     private final Path dir;
     private final ClassData classData;
     private final Map<Integer, Deque<Processor>> idle = new HashMap<>();
+    /** Starts under way in the background, per nice value (guarded by this). */
+    private final Map<Integer, Integer> starting = new HashMap<>();
+    /** Waits for the background starts' hellos (the fork itself happens on the timers' thread). */
+    private final java.util.concurrent.ExecutorService starters = Executors.newCachedThreadPool(
+            r -> Thread.ofPlatform().daemon().name("fairpix-processor-starter").unstarted(r));
     private final List<Processor> all = new ArrayList<>();
     private final Map<String, Integer> deaths = java.util.Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -96,9 +105,12 @@ public final class ProcessorProcesses implements ImageProcessor {
      */
     public static ProcessorProcesses start(int slots, long maxPixels, Duration jobTimeout, long nativeMemoryBytes, int memoryMb, boolean sandbox) {
         try {
-            Path dir = Files.createTempDirectory("fairpix-processors-");
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+            sweep(tmp, com.fairpix.core.time.SystemTime.clock());
+            Path dir = Files.createTempDirectory(tmp, DIR_PREFIX + ProcessHandle.current().pid() + "-");
             Path lib = com.fairpix.worker.process.OpenCv.extractLibrary();
-            ClassData classData = new ClassData(Path.of(System.getProperty("java.io.tmpdir"), "fairpix-processor-cds"), com.fairpix.core.time.SystemTime.clock());
+            ClassData classData = new ClassData(Path.of(System.getProperty("java.io.tmpdir"), "fairpix-processor-cds"), ProcessorLauncher.classPath(),
+                    com.fairpix.core.time.SystemTime.clock());
             boolean hooks = Boolean.getBoolean(ProcessorMain.HOOKS_PROPERTY) || "true".equals(System.getenv("FAIRPIX_TEST_PROCESSOR_HOOKS"));
             ProcessorLauncher launcher = new ProcessorLauncher(new ProcessorLauncher.Settings(maxPixels, jobTimeout.toMillis(), nativeMemoryBytes,
                     Math.max(64, memoryMb / 2), memoryMb, sandbox, hooks, true), dir, lib == null ? null : lib.getParent(), classData.dir());
@@ -117,7 +129,7 @@ public final class ProcessorProcesses implements ImageProcessor {
         Integer current = CpuPriority.currentThreadNice();
         int nice = current == null ? 0 : Math.max(0, current);
         while (true) {
-            if (closed) throw new RetryLater(RetryLater.Kind.CAPACITY, "interrupted", "the worker is stopping", 0, null);
+            if (closed) throw stopping();
             if (Thread.currentThread().isInterrupted()) throw new InterruptedException("job " + jobId + " interrupted");
             Processor p = take(nice);
             try {
@@ -126,7 +138,7 @@ public final class ProcessorProcesses implements ImageProcessor {
                 return done;
             } catch (Processor.Died d) {
                 forget(p);
-                if (closed) throw new RetryLater(RetryLater.Kind.CAPACITY, "interrupted", "the worker is stopping", 0, null);
+                if (closed) throw stopping();
                 int n = deaths.merge(jobId, 1, Integer::sum);
                 if (n >= MAX_DEATHS) {
                     deaths.remove(jobId);
@@ -143,15 +155,113 @@ public final class ProcessorProcesses implements ImageProcessor {
         }
     }
 
-    private Processor take(int nice) {
+    /** An idle processor of this nice value; else one starting in the background, waited for; else one started now. */
+    private Processor take(int nice) throws InterruptedException {
         synchronized (this) {
-            Deque<Processor> q = idle.get(nice);
-            while (q != null && !q.isEmpty()) {
-                Processor p = q.pollFirst();
-                if (p.alive()) return p;
-                all.remove(p);
+            long until = NANOS.getAsLong() + Processor.HELLO_TIMEOUT.toNanos();
+            while (true) {
+                Deque<Processor> q = idle.get(nice);
+                while (q != null && !q.isEmpty()) {
+                    Processor p = q.pollFirst();
+                    if (p.alive()) return p;
+                    forgetLocked(p); // died while idle: replaced in the background
+                }
+                if (closed) throw stopping();
+                long left = until - NANOS.getAsLong();
+                if (starting.getOrDefault(nice, 0) == 0 || left <= 0) break;
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
             }
         }
+        return launch(nice);
+    }
+
+    /**
+     * Starts processors in the background, one per entry of {@code nices} (the nice value of the
+     * processing thread it is meant for), so the first jobs find them started.
+     *
+     * @return completes when every one of them has said hello or failed to start (a failed start is
+     *         logged; the job that needs that processor starts one itself)
+     */
+    public java.util.concurrent.CompletableFuture<Void> prestart(List<Integer> nices) {
+        List<java.util.concurrent.CompletableFuture<Void>> all = new ArrayList<>();
+        for (int nice : nices) all.add(startInBackground(nice));
+        return java.util.concurrent.CompletableFuture.allOf(all.toArray(java.util.concurrent.CompletableFuture[]::new));
+    }
+
+    /**
+     * The nice values of a worker's processing threads, for {@link #prestart}: {@code shared} threads
+     * at {@code sharedNice} (or at the worker's own nice value, if that is higher, or 0 = unchanged),
+     * then {@code reserved} threads at the worker's own.
+     */
+    public List<Integer> threadNices(int shared, int sharedNice, int reserved) {
+        List<Integer> nices = new ArrayList<>();
+        for (int i = 0; i < shared; i++) nices.add(sharedNice > 0 ? Math.max(starterNice, sharedNice) : starterNice);
+        for (int i = 0; i < reserved; i++) nices.add(starterNice);
+        return nices;
+    }
+
+    private java.util.concurrent.CompletableFuture<Void> startInBackground(int nice) {
+        synchronized (this) {
+            if (closed) return java.util.concurrent.CompletableFuture.completedFuture(null);
+            starting.merge(nice, 1, Integer::sum);
+        }
+        try {
+            return java.util.concurrent.CompletableFuture.runAsync(() -> {
+                Processor p = null;
+                try {
+                    p = launch(nice);
+                } catch (RuntimeException e) {
+                    if (!closed) log.warn("processor (nice {}) not started in the background: {}", nice, e.getMessage());
+                } finally {
+                    synchronized (this) {
+                        starting.merge(nice, -1, Integer::sum);
+                        if (p != null) {
+                            if (closed) forgetLocked(p);
+                            else idle.computeIfAbsent(nice, k -> new ArrayDeque<>()).addLast(p);
+                        }
+                        notifyAll();
+                    }
+                }
+            }, starters);
+        } catch (java.util.concurrent.RejectedExecutionException e) { // closed meanwhile
+            synchronized (this) {
+                starting.merge(nice, -1, Integer::sum);
+                notifyAll();
+            }
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** A processor that exits while idle (killed from outside, the kernel's OOM killer) is dropped and replaced now, not when a job finds it dead. */
+    private synchronized void diedIdle(Processor p) {
+        if (closed) return;
+        Deque<Processor> q = idle.get(p.nice());
+        if (q != null && q.remove(p)) {
+            log.warn("processor (pid {}) exited while idle; starting another", p.pid());
+            forgetLocked(p);
+        }
+    }
+
+    /** The processors' own directory (their working directory); deleted by {@link #close}. */
+    Path dir() {
+        return dir;
+    }
+
+    /** After a processor was dropped: starts its replacement in the background, unless the slots are all taken. */
+    private void replenish(int nice) {
+        boolean start;
+        synchronized (this) {
+            start = !closed && all.size() + starting.values().stream().mapToInt(Integer::intValue).sum() < slots;
+        }
+        if (start) startInBackground(nice);
+    }
+
+    private static RetryLater stopping() {
+        return new RetryLater(RetryLater.Kind.CAPACITY, "interrupted", "the worker is stopping", 0, null);
+    }
+
+    /** Starts a processor now and waits for its hello (on the calling thread). */
+    private Processor launch(int nice) {
         int number = started.incrementAndGet();
         long t0 = NANOS.getAsLong();
         ClassData.Use cds = classData.use();
@@ -164,9 +274,15 @@ public final class ProcessorProcesses implements ImageProcessor {
         }
         long limit = launcher.limitAddressSpace(p.pid());
         synchronized (this) {
+            if (closed) {
+                p.kill();
+                cds.abandon();
+                throw stopping();
+            }
             all.add(p);
             if (cds.dumps()) classData.dumper(p);
         }
+        p.onExit(() -> diedIdle(p));
         log.info("processor {} started (pid {}, nice {}, {}{}, {} ms): {}", number, p.pid(), nice, launcher.sandboxed() ? "sandboxed" : "unsandboxed",
                 limit > 0 ? ", address space ≤ " + (limit >> 20) + " MiB" : "", (NANOS.getAsLong() - t0) / 1_000_000, p.hello().path("codecs").asText());
         return p;
@@ -187,13 +303,23 @@ public final class ProcessorProcesses implements ImageProcessor {
         p.stop(Duration.ofSeconds(2)); // more than the slots: one left over from a replaced thread
     }
 
-    private synchronized void forget(Processor p) {
-        forgetLocked(p);
+    private void forget(Processor p) {
+        synchronized (this) {
+            all.remove(p);
+        }
+        p.kill();
+        replenish(p.nice());
     }
 
+    /** Drops a processor (killed) and, unless closed, starts its replacement in the background. */
     private void forgetLocked(Processor p) {
         all.remove(p);
         p.kill();
+        if (!closed && all.size() + starting.values().stream().mapToInt(Integer::intValue).sum() < slots) {
+            // Not under this lock: the start takes the lock when it ends.
+            int nice = p.nice();
+            timers.execute(() -> replenish(nice));
+        }
     }
 
     /** Processors alive now (idle and busy). */
@@ -215,15 +341,63 @@ public final class ProcessorProcesses implements ImageProcessor {
             stopping = new ArrayList<>(all);
             all.clear();
             idle.clear();
+            notifyAll();
         }
+        starters.shutdown(); // a start still under way kills its processor when it ends (launch sees closed)
         for (Processor p : stopping) p.stop(classData.isDumper(p) ? Duration.ofSeconds(10) : Duration.ofMillis(500));
         classData.finish();
         timers.shutdownNow();
-        try (var files = Files.list(dir)) {
-            for (Path f : (Iterable<Path>) files::iterator) Files.deleteIfExists(f);
-            Files.deleteIfExists(dir);
-        } catch (IOException e) {
+        starters.shutdownNow();
+        deleteTree(dir);
+    }
+
+    /** The processors' directories' prefix in java.io.tmpdir; then the worker's pid, a dash and a random part. */
+    static final String DIR_PREFIX = "fairpix-processors-p";
+
+    /**
+     * Deletes the processors' directories that workers left in {@code tmp} (killed, or a JVM that
+     * exited without closing its worker): those whose worker pid no longer runs, and those of the
+     * older naming (no pid: {@code fairpix-processors-<random>}) not modified for an hour.
+     *
+     * @return how many were deleted
+     */
+    static int sweep(Path tmp, java.time.Clock clock) {
+        int n = 0;
+        try (var entries = Files.newDirectoryStream(tmp, "fairpix-processors-*")) {
+            for (Path d : entries) {
+                String name = d.getFileName().toString();
+                boolean stale;
+                if (name.startsWith(DIR_PREFIX)) {
+                    String rest = name.substring(DIR_PREFIX.length());
+                    int dash = rest.indexOf('-');
+                    long pid;
+                    try {
+                        pid = Long.parseLong(dash < 0 ? rest : rest.substring(0, dash));
+                    } catch (NumberFormatException e) {
+                        continue;
+                    }
+                    stale = pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
+                } else {
+                    stale = name.substring("fairpix-processors-".length()).chars().allMatch(Character::isDigit)
+                            && clock.millis() - Files.getLastModifiedTime(d).toMillis() > 3_600_000;
+                }
+                if (stale && Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS) && deleteTree(d)) n++;
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("processors' directories in {} not swept: {}", tmp, e.toString());
+        }
+        if (n > 0) log.info("deleted {} processors' directories left in {} by workers that are gone", n, tmp);
+        return n;
+    }
+
+    /** Deletes a directory and what it holds (links are deleted, not followed); false when something is left. */
+    static boolean deleteTree(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            for (Path f : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) Files.deleteIfExists(f);
+            return true;
+        } catch (IOException | java.io.UncheckedIOException e) {
             log.debug("processors' directory {} left: {}", dir, e.toString());
+            return false;
         }
     }
 }

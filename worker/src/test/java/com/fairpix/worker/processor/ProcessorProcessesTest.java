@@ -82,14 +82,16 @@ class ProcessorProcessesTest {
                 processors.process("job-nice", jpeg(""), SPEC, Assets.NONE);
                 List<Long> now = new java.util.ArrayList<>(processors.pids());
                 now.removeAll(before);
-                seen.set(now.isEmpty() ? "no new processor" : com.fairpix.worker.consume.CpuPriority.niceOf(java.nio.file.Path.of("/proc", now.get(0).toString(), "stat")));
+                // (Another new one may be a background replacement of one an earlier test's crash killed.)
+                seen.set(now.isEmpty() ? "no new processor" : now.stream()
+                        .map(pid -> com.fairpix.worker.consume.CpuPriority.niceOf(java.nio.file.Path.of("/proc", pid.toString(), "stat"))).toList());
             } catch (Exception e) {
                 seen.set(e);
             }
         });
         t.join();
         org.junit.jupiter.api.Assumptions.assumeFalse("cannot lower a thread's priority here".equals(seen.get()));
-        assertThat(seen.get()).as("a processor started for a thread at nice 10").isEqualTo(10);
+        assertThat(seen.get()).as("a processor started for a thread at nice 10").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).contains(10);
     }
 
     @Test
