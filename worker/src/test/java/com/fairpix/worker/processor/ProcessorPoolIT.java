@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * when one dies while idle, and their directory deleted on close (and, when a worker left it, by the
  * next worker's start). Real processors, unsandboxed (about half a CPU-second each).
  */
-class ProcessorPoolTest {
+class ProcessorPoolIT {
 
     @Test
     void prestartedProcessorsServeTheFirstJobsAndOneKilledWhileIdleIsReplacedWithoutAJob() throws Exception {
