@@ -37,14 +37,14 @@ import org.junit.jupiter.api.Test;
  * variants each ({@link #FLOOD_SPEC}; smooth images, so small uploads), and a
  * second tenant B guaranteed 50 tokens/s that sends one small job a second throughout.
  *
- * <p>First 20 s of B alone (the worker measures itself), then 70 s of flood: eight connections of
+ * <p>First 20 s of B alone (the worker measures itself), then 90 s of flood: eight connections of
  * the flooder each send the next image as soon as the last one is answered, and wait what
  * {@code Retry-After} says when refused (a standard client; a client that ignores it is the
  * refusal budget's, HostileSustainedIT). Checked: the pool's backlog (queue seconds, as ingest
  * computes it) stays under the soft bound plus {@link #MARGIN_SECONDS}; the flooder gets 429/503,
  * each with {@code Retry-After}; B, within its scaled guarantee, is never refused; the capacity
  * the status shows at the end of the flood is within 25 % of what the worker achieved in the
- * flood's last 50 s.
+ * flood's last 60 s.
  *
  * <p>The tenants of earlier tests stop counting (their active-set entries are removed), so the
  * farm has these two tenants; jobs earlier tests left queued are drained first.
@@ -52,9 +52,9 @@ import org.junit.jupiter.api.Test;
 class FloodIT {
     static final String SPEC = "{\"variants\":{\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":75}]}}";
     static final Duration WARM_UP = Duration.ofSeconds(20);
-    static final Duration FLOOD = Duration.ofSeconds(70);
-    /** Steady part of the flood over which the worker's throughput is taken: its last 50 s (the first 20 fill the backlog). */
-    static final Duration STEADY = Duration.ofSeconds(50);
+    static final Duration FLOOD = Duration.ofSeconds(90);
+    /** Steady part of the flood over which the worker's throughput is taken: its last 60 s. */
+    static final Duration STEADY = Duration.ofSeconds(60);
     /**
      * Above the soft bound the backlog may go by: the flooder's burst (1,000 tokens, a few seconds
      * of this worker's time) admitted at once, plus what the measured capacity's lag lets in while the
