@@ -99,7 +99,11 @@ public final class Worker implements AutoCloseable {
                     settings.consume().reservedThreads()));
             pipeline = processes;
         } else {
-            pipeline = new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
+            ImagePipeline inProcess = new ImagePipeline(settings.maxPixels(), memory, settings.jobTimeout(), nanos);
+            // Before the consumer joins: the first job would otherwise pay OpenCV's set-up (and be
+            // charged it: a cold worker's thumbnail measured 4.2 tokens against its 3.0 estimate).
+            inProcess.warmUp().ifPresent(e -> log.warn("image pipeline warm-up failed (the first jobs will say why): {}", e.toString()));
+            pipeline = inProcess;
         }
         // S3 behind a circuit breaker: while it is open the worker takes no job and pauses its
         // partitions, so an outage neither fails jobs nor spends their attempts (docs/overload.md).
@@ -116,8 +120,10 @@ public final class Worker implements AutoCloseable {
         events = new com.fairpix.worker.notify.GuardedEventPublisher(events, kafkaBreaker, nanos);
         ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker,
                 settings.breakers().slowCallBytesPerSecond(), nanos), settings.maxResultBytes());
-        JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry,
-                new TenantTags(registry, settings.tenantLabels(), nanos), clock,
+        // One per registry: each re-rank removes the meters of tenants it dropped, and a second
+        // instance, ranking by other events, would remove series the first still labels.
+        TenantTags tenantTags = new TenantTags(registry, settings.tenantLabels(), nanos);
+        JobRunner runner = new JobRunner(jobs, results, pipeline, events, registry, tenantTags, clock,
                 settings.maxAttempts(), Duration.ofMillis(500), new AdmissionLeases(redis)::release);
 
         int finishingThreads = settings.finishingThreads();
@@ -164,7 +170,6 @@ public final class Worker implements AutoCloseable {
                 log.debug("held-jobs sweep failed: {}", e.toString());
             }
         }, 5, 5, TimeUnit.SECONDS);
-        TenantTags tenantTags = new TenantTags(registry, settings.tenantLabels(), nanos);
         FairnessMeter fairness = new FairnessMeter(weights);
         com.fairpix.worker.consume.ServiceRate serviceRate = new com.fairpix.worker.consume.ServiceRate();
         com.fairpix.worker.consume.SaturatedThroughput saturated = new com.fairpix.worker.consume.SaturatedThroughput(nanos.getAsLong());

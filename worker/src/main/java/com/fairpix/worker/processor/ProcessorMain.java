@@ -75,7 +75,8 @@ public final class ProcessorMain {
         DataInputStream in = new DataInputStream(new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16));
         // One job at a time: the budget only refuses a job larger than the whole of it (it then runs alone).
         ImagePipeline pipeline = new ImagePipeline(maxPixels, new NativeMemoryBudget(nativeMemory), timeout, com.fairpix.core.time.SystemTime.nanos());
-        warmUp(pipeline);
+        // A processor's first job otherwise paid OpenCV's one-time set-up while its tenant waited.
+        pipeline.warmUp().ifPresent(e -> System.err.println("processor: warm-up job failed: " + e));
         ObjectNode hello = Frames.header("hello").put("version", Frames.VERSION).put("pid", ProcessHandle.current().pid()).put("gpu", false);
         Codecs.readable().forEach(hello.putArray("read")::add);
         Codecs.writable().forEach(hello.putArray("write")::add);
@@ -87,31 +88,6 @@ public final class ProcessorMain {
             Frames.write(out, answer, outputsOf(lastOutputs));
         }
         System.exit(0); // stdin closed: the worker is done with this processor
-    }
-
-    /**
-     * Runs a few small jobs before the hello (a generated 96×64 JPEG, resized, encoded as JPEG, PNG and
-     * WebP): a processor's first job otherwise paid 100-200 ms of one-time work (OpenCV's codecs'
-     * set-up, the first interpretation of the pipeline's Java code) while its tenant waited. A failure
-     * here is only logged: the jobs will say what is wrong.
-     */
-    static void warmUp(ImagePipeline pipeline) {
-        try {
-            com.fairpix.worker.process.OpenCv.ensureLoaded();
-            org.opencv.core.Mat m = new org.opencv.core.Mat(64, 96, org.opencv.core.CvType.CV_8UC3, new org.opencv.core.Scalar(40, 120, 200));
-            org.opencv.core.MatOfByte jpeg = new org.opencv.core.MatOfByte();
-            org.opencv.imgcodecs.Imgcodecs.imencode(".jpg", m, jpeg);
-            byte[] source = jpeg.toArray();
-            m.release();
-            jpeg.release();
-            JobSpec spec = Frames.MAPPER.readValue("{\"variants\":{"
-                    + "\"a\":[{\"op\":\"resize\",\"width\":32,\"height\":32,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"jpeg\",\"quality\":80}],"
-                    + "\"b\":[{\"op\":\"resize\",\"width\":24},{\"op\":\"encode\",\"format\":\"png\"}],"
-                    + "\"c\":[{\"op\":\"resize\",\"width\":24},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":80}]}}", JobSpec.class);
-            for (int i = 0; i < 3; i++) pipeline.process(source, spec, key -> { throw new Permanent("asset-not-found", key); });
-        } catch (Throwable e) {
-            System.err.println("processor: warm-up job failed: " + e);
-        }
     }
 
     /** The last job's outputs, written as the result frame's parts (kept apart from the header). */

@@ -65,6 +65,13 @@ class ImagePipelineTest {
     }
 
     @Test
+    void warmUpRunsItsJobsThroughThePipelineAndReportsAFailure() {
+        assertThat(pipeline.warmUp()).as("the warm-up's own jobs succeed").isEmpty();
+        // A pipeline whose pixel budget refuses even the warm-up's 96×64 source says so, not throws.
+        assertThat(new ImagePipeline(100L).warmUp()).as("a failing warm-up reports why").isPresent();
+    }
+
+    @Test
     void theComparisonWouldNoticeAWrongOrientation() {
         Mat ref = thumbnail("exif-orientation/Landscape_1.jpg");
         Mat flipped = new Mat();
