@@ -398,7 +398,7 @@ public final class FairnessBench {
 
     static void print(List<Result> results) {
         System.out.println();
-        System.out.println("Weights phase: service in cost units (megapixels x operations) per window");
+        System.out.println("Weights phase: service in cost units (tokens) per window");
         System.out.printf("%-9s %-6s %-18s %6s %10s %10s %10s%n", "scheduler", "window", "tenant", "weight", "service", "share", "weight-share");
         for (Result r : results) {
             double totalWeight = r.weights().values().stream().mapToDouble(Double::doubleValue).sum();

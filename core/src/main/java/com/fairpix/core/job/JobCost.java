@@ -20,7 +20,7 @@ import java.util.Map;
  * <p>The decode is counted once per job (one decode serves every variant); a variant's resize is
  * part of its encode term. Operations that work on the source's pixels (blur, sharpen) are not
  * priced up front: the worker measures each job's CPU and charges what it spent past the
- * estimate afterwards (the true-up, {@code JobTrueUp}), so a tenant pays what its job cost.
+ * estimate afterwards (the true-up, {@link com.fairpix.core.admission.TrueUp}), so a tenant pays what its job cost.
  */
 public final class JobCost {
     /** Milliseconds of one core that one token stands for (a 3 MP JPEG to a 256 px thumbnail is about 3 tokens). */

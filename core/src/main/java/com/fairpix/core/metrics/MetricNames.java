@@ -56,7 +56,7 @@ public final class MetricNames {
     public static final String TENANT_READ_PAST = "fairpix.tenant.jobs.read.past";
     /** Native pixel memory reserved by running jobs, bytes (gauge). */
     public static final String NATIVE_MEMORY_RESERVED = "fairpix.worker.native.memory.reserved.bytes";
-    /** Cost units (megapixels x operations) of work a worker did for a tenant. */
+    /** Cost units (tokens, {@link com.fairpix.core.job.JobCost}) of work a worker did for a tenant. */
     public static final String TENANT_SERVICE = "fairpix.tenant.service.cost";
     public static final String FAIRNESS_INDEX = "fairpix.scheduler.fairness.index";
     /** Webhook attempts by outcome (success, failure, refused) and tenant. */

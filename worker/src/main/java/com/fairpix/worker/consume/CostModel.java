@@ -7,7 +7,7 @@ import java.util.Arrays;
  * estimated cost. The worker keeps an
  * exponentially weighted moving average of seconds per cost unit over the jobs it ran; a job that
  * took longer than that rate predicts for its estimate is charged the difference, in cost units, to
- * its tenant. Estimates (megapixels × operations) thus stay the currency, and the clock keeps them
+ * its tenant. Estimates (tokens, {@link com.fairpix.core.job.JobCost}) thus stay the currency, and the clock keeps them
  * honest.
  *
  * <p>Guarded against the clock's outliers, since a correction moves the tenant's finish tag and a

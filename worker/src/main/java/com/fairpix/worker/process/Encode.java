@@ -8,7 +8,7 @@ import org.opencv.imgcodecs.Imgcodecs;
 
 /**
  * Encode step with pinned parameters (OpenCV's own defaults are JPEG q95, lossless WebP and PNG
- * level 1: notes/opencv.md): JPEG at the spec's quality, baseline or progressive; WebP lossy at the
+ * level 1: docs/pipeline.md, OpenCV facts): JPEG at the spec's quality, baseline or progressive; WebP lossy at the
  * quality unless {@code lossless} (OpenCV's switch is a quality above 100); PNG at the spec's zlib
  * level; AVIF through {@link LibHeif} (libaom) at the spec's quality and speed, alpha kept. Alpha is flattened over the background for JPEG. Encoders write no EXIF, ICC or XMP:
  * metadata is stripped.

@@ -5,7 +5,7 @@ import java.util.concurrent.Semaphore;
 /**
  * Caps the native (off-heap) pixel memory that concurrently running jobs may hold, so worker
  * concurrency is sized by pixels rather than by job count or heap: OpenCV allocates every Mat
- * outside {@code -Xmx} (notes/opencv.md: a 280 MP decode took 840 MB with -Xmx512m). Permits are
+ * outside {@code -Xmx} (docs/pipeline.md, OpenCV facts: a 280 MP decode took 840 MB with -Xmx512m). Permits are
  * KiB; a job larger than the whole budget is granted the whole budget, so it runs alone.
  */
 public final class NativeMemoryBudget {

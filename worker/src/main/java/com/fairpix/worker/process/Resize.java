@@ -10,7 +10,7 @@ import org.opencv.imgproc.Imgproc;
  * Resize step, with sharp's fits: {@code contain} (inside the box), {@code cover} (fill the box,
  * crop at the gravity), {@code fill} (stretch), {@code inside} (contain, never enlarging),
  * {@code outside} (at least the box, no crop, never enlarging). Downscaling uses {@code INTER_AREA}
- * (a box filter, free of aliasing: notes/opencv.md), upscaling {@code INTER_CUBIC}.
+ * (a box filter, free of aliasing: docs/pipeline.md, OpenCV facts), upscaling {@code INTER_CUBIC}.
  */
 public final class Resize {
     private Resize() {}

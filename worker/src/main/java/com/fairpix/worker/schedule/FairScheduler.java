@@ -18,7 +18,7 @@ import java.util.function.ToIntFunction;
 /**
  * Weighted fair dispatch across tenants by start-time fair queueing (P. Goyal, H. M. Vin and
  * H. Cheng, "Start-time Fair Queuing: A Scheduling Algorithm for Integrated Services Packet
- * Switching Networks", SIGCOMM 1996), in cost units (megapixels × operations) rather than bits.
+ * Switching Networks", SIGCOMM 1996), in cost units (tokens: 5 ms of one core each, {@link com.fairpix.core.job.JobCost}) rather than bits.
  *
  * <p>Each job gets a start tag {@code S = max(v, F_prev)} and a finish tag
  * {@code F = S + cost / weight}, where {@code F_prev} is the finish tag of the tenant's previous job

@@ -20,7 +20,7 @@ public interface JobScheduler<T> {
     enum Slot { SHARED, RESERVED }
 
     /**
-     * A job: its tenant, its estimated cost in cost units (megapixels × operations), the payload,
+     * A job: its tenant, its estimated cost in cost units (tokens, {@link com.fairpix.core.job.JobCost}), the payload,
      * and the kind of slot it was dispatched to ({@code SHARED} while it is queued).
      */
     record Item<T>(String tenant, double cost, T payload, Slot slot) {
