@@ -143,12 +143,7 @@ public final class TenantStore {
         for (KeyInfo k : keys(tenantId)) revokeKey(tenantId, k.keyId());
     }
 
-    /** The tenant id owning this key, if the key is well-formed and known. Reads Redis. */
-    public Optional<String> tenantForKey(String key) {
-        if (!ApiKeys.looksValid(key)) return Optional.empty();
-        return tenantForKeyHash(ApiKeys.hash(key));
-    }
-
+    /** The tenant id owning the key of this hash ({@link ApiKeys#hash}), if known. Reads Redis. */
     public Optional<String> tenantForKeyHash(String hash) {
         return Optional.ofNullable(redis.get(RedisKeys.apiKey(hash)));
     }

@@ -32,10 +32,5 @@ final class Buckets {
         return tokens >= need ? 0 : ceilDiv(need - tokens, rate);
     }
 
-    /** µs until the bucket is full again (how long its state is worth keeping). */
-    static long untilFull(long tokens, long rate, long cap) {
-        return tokens >= cap ? 0 : ceilDiv(cap - tokens, rate);
-    }
-
     static long ceilDiv(long a, long b) { return -Math.floorDiv(-a, b); }
 }
