@@ -47,7 +47,7 @@ public enum Setting {
     ADMIN_TOKEN("admin.token", "", text(), "bearer token for /admin/v1; empty disables the admin API"),
     MAX_UPLOAD_BYTES("ingest.max-upload-bytes", "52428800", whole().atLeast(1), "largest upload any tenant may send, in bytes (a tenant's own limit may be lower)"),
     SPEC_MAX_BYTES("spec.max-bytes", "65536", integer().atLeast(256), "largest job spec accepted, bytes of JSON (query parameter or multipart part); over it: 413 spec-too-large, refused while the part is read"),
-    SPEC_MAX_VARIANTS("spec.max-variants", "16", integer().atLeast(1), "most variants in one job spec"),
+    SPEC_MAX_VARIANTS("spec.max-variants", "16", integer().between(1, 16), "most variants in one job spec (1 to 16: a job's work and its results held in memory grow with it)"),
     SPEC_MAX_OPERATIONS("spec.max-operations-per-variant", "16", integer().atLeast(1), "most operations in one variant, its encode step included"),
     SPEC_MAX_KEY_LENGTH("spec.max-key-length", "512", integer().between(16, 1024), "longest S3 key a spec may name (watermark key), UTF-8 bytes"),
     SPEC_MAX_OUTPUT_SIDE("spec.max-output-side", "16384", integer().between(1, 16_384), "largest width or height of any image a job makes (resize and crop boxes, and every intermediate), pixels"),

@@ -31,7 +31,6 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         this(variants, pool, null);
     }
 
-    public static final int MAX_VARIANTS = 16;
     public static final int MAX_SIDE = 16_384;
     public static final int DEFAULT_QUALITY = 80;
     private static final Pattern VARIANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
@@ -165,7 +164,7 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         if (variantsNode == null || !variantsNode.isObject() || variantsNode.isEmpty()) {
             errors.add("variants must be a non-empty object of name → list of operations");
         } else {
-            int maxVariants = Math.min(MAX_VARIANTS, limits.maxVariants());
+            int maxVariants = limits.maxVariants();
             if (variantsNode.size() > maxVariants) errors.add("at most " + maxVariants + " variants, got " + variantsNode.size() + " (" + Setting.SPEC_MAX_VARIANTS.key() + ")");
             for (Iterator<Map.Entry<String, JsonNode>> it = variantsNode.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();

@@ -109,6 +109,14 @@ class SpecLimitsTest {
         // Each limit's range is its setting's constraint; one load reports every bad value.
         assertThatThrownBy(() -> FairpixConfig.load(Map.of(Setting.SPEC_MAX_BYTES.env(), "100", Setting.SPEC_MAX_VARIANTS.env(), "0"), Map.of()))
                 .hasMessageContaining(Setting.SPEC_MAX_BYTES.env()).hasMessageContaining(Setting.SPEC_MAX_VARIANTS.env());
+        // Over the bound is an error at start, not a silent cap at 16 in the parser.
+        assertThatThrownBy(() -> FairpixConfig.load(Map.of(Setting.SPEC_MAX_VARIANTS.env(), "32"), Map.of()))
+                .hasMessageContaining(Setting.SPEC_MAX_VARIANTS.env());
+        FairpixConfig sixteen = FairpixConfig.load(Map.of(Setting.SPEC_MAX_VARIANTS.env(), "16"), Map.of());
+        StringBuilder seventeen = new StringBuilder("{\"variants\":{");
+        for (int i = 0; i < 17; i++) seventeen.append(i == 0 ? "" : ",").append("\"v").append(i).append("\":[{\"op\":\"encode\",\"format\":\"png\"}]");
+        assertThatThrownBy(() -> JobSpec.parse(seventeen.append("}}").toString(), "t", SpecLimits.from(sixteen)))
+                .hasMessageContaining("at most 16 variants, got 17");
     }
 
     /** The setting's bound is written as a number in Setting (config cannot see JobSpec): it must stay JobSpec.MAX_SIDE. */
