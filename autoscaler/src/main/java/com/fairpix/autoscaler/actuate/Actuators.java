@@ -33,7 +33,8 @@ public final class Actuators {
                 String dir = config.get(Setting.AUTOSCALER_LOCAL_LOG_DIR);
                 Path logDir = dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "fairpix-workers") : Path.of(dir);
                 yield new LocalProcessActuator(new LocalProcessActuator.Options(LocalProcessActuator.currentJava(), workerJar,
-                        config.integer(Setting.AUTOSCALER_LOCAL_WORKER_THREADS), logDir, Duration.ofSeconds(40)), clock, nanos);
+                        config.integer(Setting.AUTOSCALER_LOCAL_WORKER_THREADS), logDir, Duration.ofSeconds(40),
+                        config.longValue(Setting.WORKER_MAX_PIXELS)), clock, nanos);
             }
         };
     }

@@ -36,8 +36,9 @@ public final class LocalProcessActuator implements Actuator {
      * @param threads   processing threads per worker
      * @param logDir    where each worker's output goes
      * @param grace     how long a SIGTERM'd worker gets before SIGKILL (its own deadline is 30 s)
+     * @param maxPixels {@code worker.max-pixels}: OpenCV's own pixel limit in each worker's environment
      */
-    public record Options(String java, Path jar, int threads, Path logDir, Duration grace) {}
+    public record Options(String java, Path jar, int threads, Path logDir, Duration grace, long maxPixels) {}
 
     /** A worker process this actuator started. */
     private record Managed(Process process, Path log, Instant started) {}
@@ -91,8 +92,9 @@ public final class LocalProcessActuator implements Actuator {
             List<String> command = List.of(options.java(), "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-jar", options.jar().toString(),
                     "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(options.threads()));
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-            // bin/fairpix sets this for OpenCV, which reads it once at load.
-            pb.environment().putIfAbsent("OPENCV_IO_MAX_IMAGE_PIXELS", System.getenv().getOrDefault("FAIRPIX_WORKER_MAX_PIXELS", "100000000"));
+            // bin/fairpix sets this for OpenCV, which reads it once at load; a worker started here
+            // skips bin/fairpix, so it gets the configured worker.max-pixels from its starter.
+            pb.environment().putIfAbsent("OPENCV_IO_MAX_IMAGE_PIXELS", Long.toString(options.maxPixels()));
             Process p = pb.start();
             LocalProcessActuator.log.info("started worker pid {} for pool {} (log {})", p.pid(), pool, log);
             return new Managed(p, log, clock.instant());
