@@ -249,7 +249,8 @@ public final class Worker implements AutoCloseable {
                 .closeLast(pipeline, () -> producer.close(Duration.ofSeconds(5)), objects, redis);
         Worker worker = new Worker(consumer, service.start(config.get(Setting.BIND_HOST), httpPort,
                 "worker for pool " + pool + " started with " + threads + " + " + reservedThreads + " reserved processing threads"));
-        log.info("image formats: {}", com.fairpix.worker.process.Codecs.summary());
+        // With processors each one logs its codecs as it starts (its hello); the worker JVM loads none.
+        if (settings.processors() != WorkerConfig.Processors.PROCESS) log.info("image formats: {}", com.fairpix.worker.process.Codecs.summary());
         return worker;
     }
 

@@ -32,6 +32,42 @@ public final class Codecs {
         return Arrays.stream(ImageFormat.values()).filter(f -> f.writable() && (f != ImageFormat.AVIF || s.av1Out())).map(ImageFormat::id).toList();
     }
 
+    /**
+     * The native codec libraries this worker runs, by name, with their versions: OpenCV and the
+     * codecs built into it (its build information: {@code jpeg}, {@code png}, {@code webp},
+     * {@code tiff}, {@code zlib}), and the system's libheif. Logged at start so that an operator can
+     * tell which security fixes a worker carries (the bundled ones change only with the OpenCV build).
+     */
+    public static Map<String, String> versions() {
+        OpenCv.ensureLoaded();
+        Map<String, String> v = new LinkedHashMap<>();
+        v.put("opencv", org.opencv.core.Core.VERSION);
+        v.putAll(bundled(org.opencv.core.Core.getBuildInformation()));
+        LibHeif.Support s = LibHeif.support();
+        if (s.api() != null) v.put("libheif", s.version());
+        return v;
+    }
+
+    /**
+     * The codec lines of OpenCV's build information, e.g. {@code JPEG: build-libjpeg-turbo (ver
+     * 2.1.3-62)} → {@code jpeg=libjpeg-turbo 2.1.3-62}; a codec taken from the system says so.
+     */
+    static Map<String, String> bundled(String buildInformation) {
+        Map<String, String> v = new LinkedHashMap<>();
+        java.util.regex.Pattern line = java.util.regex.Pattern.compile("^\\s*(JPEG|PNG|WEBP|TIFF|ZLib):\\s+(.+?)\\s*$");
+        for (String l : buildInformation.split("\n")) {
+            java.util.regex.Matcher m = line.matcher(l);
+            if (!m.matches()) continue;
+            String how = m.group(2);
+            java.util.regex.Matcher ver = java.util.regex.Pattern.compile("\\(ver (?:encoder: )?([^)]+)\\)").matcher(how);
+            String version = ver.find() ? ver.group(1).replaceFirst("^\\d+ - ", "") : how;
+            String source = how.startsWith("build-") ? how.substring("build-".length(), how.indexOf(' ') < 0 ? how.length() : how.indexOf(' ')) + " "
+                    : how.startsWith("build") ? "" : "system ";
+            v.put(m.group(1).toLowerCase(java.util.Locale.ROOT), source + version);
+        }
+        return v;
+    }
+
     /** {"read": [...], "write": [...], "libheif": version or null, "problem": why HEIC/AVIF are missing, or null}. */
     public static Map<String, Object> describe() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -42,10 +78,10 @@ public final class Codecs {
         return m;
     }
 
-    /** One line for the start-up log. */
+    /** One line for the start-up log (a processor's hello carries it): formats, and {@link #versions}. */
     public static String summary() {
         LibHeif.Support s = LibHeif.support();
         return "reads " + String.join(", ", readable()) + "; writes " + String.join(", ", writable())
-                + (s.api() != null ? " (libheif " + s.version() + ")" : " (no HEIC/AVIF: " + s.problem() + ")");
+                + (s.api() != null ? "" : " (no HEIC/AVIF: " + s.problem() + ")") + "; native codecs " + versions();
     }
 }
