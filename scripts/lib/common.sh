@@ -77,6 +77,54 @@ _apt_install() {
 ensure_image_libs() {
   ensure_apt_lib libheif.so.1 libheif1
   ensure_apt_pkg bwrap bubblewrap
+  ensure_codecs_current
+}
+
+# The codec packages a worker loads from the system: libheif and the codecs it loads. Crafted
+# images reach them, so an installed one is upgraded when the package lists offer a newer version
+# (Debian's security releases, e.g. libde265 1.0.11-1+deb12u2 -> u4 here on 2026-12-07). OpenCV's
+# own codecs (libjpeg-turbo, libpng, libwebp, libtiff) are built into its jar: they change with
+# the OpenCV build only (the worker logs their versions at start).
+CODEC_PACKAGES=(libheif1 libde265-0 libx265-199 libdav1d6 libaom3)
+
+# Upgrades the outdated ones among CODEC_PACKAGES. The package lists are refreshed at most once a
+# day (a stamp in $STATE_DIR); offline, what is installed is kept and the script says so.
+ensure_codecs_current() {
+  have_cmd apt-get && have_cmd dpkg-query && have_cmd apt-cache || return 0
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    have_cmd sudo || { log "codec packages not checked for updates: not root and no sudo"; return 0; }
+    sudo=(sudo)
+  fi
+  mkdir -p "$STATE_DIR"
+  local stamp="$STATE_DIR/apt-lists.stamp"
+  if [[ $_FAIRPIX_APT_UPDATED -eq 0 && -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]]; then
+    if "${sudo[@]}" apt-get update -qq >/dev/null 2>&1; then
+      _FAIRPIX_APT_UPDATED=1
+      touch "$stamp"
+    else
+      log "apt-get update failed: codec packages kept as installed, not checked for security releases"
+      return 0
+    fi
+  fi
+  local p installed candidate outdated=()
+  for p in "${CODEC_PACKAGES[@]}"; do
+    installed=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null) || continue
+    [[ -n "$installed" ]] || continue
+    candidate=$(apt-cache policy "$p" 2>/dev/null | awk '/Candidate:/ {print $2; exit}')
+    [[ -n "$candidate" && "$candidate" != "(none)" ]] || continue
+    if dpkg --compare-versions "$candidate" gt "$installed"; then outdated+=("$p=$candidate"); fi
+  done
+  [[ ${#outdated[@]} -gt 0 ]] || return 0
+  log "upgrading codec packages to their current releases: ${outdated[*]}"
+  local out
+  out=$(mktemp)
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --only-upgrade --no-install-recommends "${outdated[@]%%=*}" >"$out" 2>&1; then
+    tail -n 20 "$out" >&2
+    log "codec upgrade failed (see above); the installed versions stay"
+  fi
+  rm -f "$out"
 }
 
 # Prints a JDK's full version ("25.0.3", "1.8.0_392") or nothing.
