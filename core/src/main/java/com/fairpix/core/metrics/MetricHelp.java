@@ -34,6 +34,8 @@ public final class MetricHelp {
             Map.entry(MetricNames.ADMISSION_ACTIVE_TENANTS, "Tenants with a job accepted into the pool in the last 120 s."),
             Map.entry(MetricNames.UPLOAD_REFUSALS, "Refused uploads per tenant budget: charged (a refusal counted against the tenant) or throttled (429 too-many-refusals before the body was read)."),
             Map.entry(MetricNames.JOBS_COMPLETED, "Jobs a worker finished, by pool, tenant and outcome."),
+            Map.entry(MetricNames.TENANT_JOB_CPU, "CPU seconds of finished jobs' image work, as measured where it ran (a processor process, or the processing thread in-process), by tenant."),
+            Map.entry(MetricNames.JOB_PEAK_RSS, "Peak resident memory of finished jobs, bytes, measured from their processor process (not recorded in-process), by tenant."),
             Map.entry(MetricNames.TRUE_UP_TOKENS, "Tokens charged to tenants after their jobs for CPU spent past the estimate (true-up), by tenant."),
             Map.entry(MetricNames.JOB_PROCESSING, "Time a job spent being processed by a worker, seconds."),
             Map.entry(MetricNames.JOB_QUEUE_WAIT, "Time a job waited between acceptance and the start of its processing, seconds."),

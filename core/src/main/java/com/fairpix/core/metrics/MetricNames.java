@@ -28,6 +28,10 @@ public final class MetricNames {
     /** Uploads answered 429 too-many-refusals before their body was read (tag: outcome throttled), and refusals charged (outcome charged). */
     public static final String UPLOAD_REFUSALS = "fairpix.upload.refusals";
     public static final String JOBS_COMPLETED = "fairpix.jobs.completed";
+    /** CPU seconds of finished jobs' image work, as measured where it ran (a processor, or the processing thread in-process); tag tenant. */
+    public static final String TENANT_JOB_CPU = "fairpix.tenant.job.cpu";
+    /** Peak resident memory of finished jobs, bytes, measured from their processor (not recorded in-process); tag tenant. */
+    public static final String JOB_PEAK_RSS = "fairpix.job.peak.rss";
     /** Tokens charged to tenants after their jobs, for CPU spent past the estimate (TrueUp); tag tenant. */
     public static final String TRUE_UP_TOKENS = "fairpix.true.up.tokens";
     public static final String JOB_PROCESSING = "fairpix.job.processing";

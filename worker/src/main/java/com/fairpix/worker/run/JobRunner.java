@@ -540,9 +540,22 @@ public final class JobRunner {
             sample.stop(Timer.builder(MetricNames.JOB_PROCESSING).tag("result", "done").register(metrics));
             if (t.applied()) {
                 publish(done);
-                metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenantTags.tag(runningJob.tenant())).increment();
+                String tenant = tenantTags.tag(runningJob.tenant());
+                metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenant).increment();
+                meterUsage(tenant, done.usage());
                 chargeOverrun(message, done);
             }
+        }
+    }
+
+    /** A finished job's measured CPU and peak memory into its tenant's series (bounded label {@code tenant}). */
+    private void meterUsage(String tenant, JobRecord.Usage usage) {
+        if (usage == null) return;
+        io.micrometer.core.instrument.Counter.builder(MetricNames.TENANT_JOB_CPU).baseUnit("seconds").tag("tenant", tenant)
+                .register(metrics).increment(usage.cpuMillis() / 1000.0);
+        if (usage.peakRssBytes() > 0) {
+            io.micrometer.core.instrument.DistributionSummary.builder(MetricNames.JOB_PEAK_RSS).baseUnit("bytes").tag("tenant", tenant)
+                    .register(metrics).record(usage.peakRssBytes());
         }
     }
 

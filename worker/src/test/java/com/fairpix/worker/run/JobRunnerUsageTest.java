@@ -90,9 +90,41 @@ class JobRunnerUsageTest {
         assertThat(counted.usage()).as("the image work's CPU, measured on the thread that ran it").isNotNull();
         assertThat(counted.usage().cpuMillis()).isNotNegative();
         assertThat(counted.usage().peakRssBytes()).as("not measurable per job in one JVM").isZero();
+        assertThat(meters.get(com.fairpix.core.metrics.MetricNames.TENANT_JOB_CPU).tag("tenant", "acme").counter().count())
+                .as("the tenant's CPU seconds").isEqualTo(counted.usage().cpuMillis() / 1000.0);
+        assertThat(meters.find(com.fairpix.core.metrics.MetricNames.JOB_PEAK_RSS).summary()).as("no peak memory in-process").isNull();
         assertThat(jobs.get("acme", "j1").orElseThrow().usage()).as("kept on the record").isEqualTo(counted.usage());
         assertThat(ledger.eventsWhenCalled).as("counted before the event went out").isZero();
         assertThat(events.events).extracting(JobEvent::state).containsExactly(JobState.DONE);
+    }
+
+    @Test
+    void aJobsMeasuredCpuAndPeakMemoryGoIntoItsTenantsMetrics() throws Exception {
+        JobMessage m = queued(JobRunnerTest.jpeg);
+        // As a processor reports a job: its CPU time and peak RSS over the job.
+        com.fairpix.worker.process.ImageProcessor measuredElsewhere = (jobId, source, spec, assets) ->
+                new com.fairpix.worker.process.ImageProcessor.Processed(JobRunnerTest.pipeline.process(jobId, source, spec, assets).outputs(),
+                        new JobRecord.Usage(120, 50L << 20));
+        JobRunner runner = new JobRunner(jobs, new ResultWriter(objects, 1 << 20), measuredElsewhere, events,
+                meters, new TenantTags(meters, 10, clock::nanoTime), clock, JobRunnerTest.MAX_ATTEMPTS, JobRunnerTest.BACKOFF);
+
+        assertThat(runner.run(m, 1, JobRunnerTest.T0)).isEqualTo(new JobRunner.Outcome.Finished(true));
+        assertThat(runner.run(queuedAgain(JobRunnerTest.jpeg), 1, JobRunnerTest.T0)).isEqualTo(new JobRunner.Outcome.Finished(true));
+
+        assertThat(jobs.get("acme", "j1").orElseThrow().usage()).isEqualTo(new JobRecord.Usage(120, 50L << 20));
+        assertThat(meters.get(com.fairpix.core.metrics.MetricNames.TENANT_JOB_CPU).tag("tenant", "acme").counter().count())
+                .as("two jobs of 120 ms").isEqualTo(0.24, org.assertj.core.api.Assertions.within(1e-9));
+        var rss = meters.get(com.fairpix.core.metrics.MetricNames.JOB_PEAK_RSS).tag("tenant", "acme").summary();
+        assertThat(rss.count()).isEqualTo(2);
+        assertThat(rss.max()).isEqualTo(50L << 20);
+    }
+
+    /** A second job of the same tenant, j2. */
+    JobMessage queuedAgain(byte[] original) {
+        JobRecord job = new JobRecord("j2", "acme", JobState.QUEUED, "cpu", JobRunnerTest.T0, null, null, null,
+                new JobRecord.Original(JobRunnerTest.ORIGINAL, "jpeg", original.length, "x", 64, 48), JobRunnerTest.THUMB, Map.of(), null, 0);
+        jobs.create(job);
+        return new JobMessage(JobMessage.SCHEMA_VERSION, job.id(), job.tenant(), job.pool(), job.original(), job.spec(), 1, JobRunnerTest.T0);
     }
 
     @Test
