@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fairpix.core.redis.Redis;
 import com.fairpix.core.redis.RedisKeys;
+import com.fairpix.core.redis.StackRedis;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,8 +13,6 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.UnifiedJedis;
@@ -35,12 +34,7 @@ class PendingSendsIT {
 
     @BeforeAll
     static void connect() {
-        String url = System.getenv("FAIRPIX_REDIS_URL");
-        if (url == null) {
-            String why = "FAIRPIX_REDIS_URL is not set: run scripts/test (or scripts/stack up and source .fairpix/stack.env)";
-            if (System.getenv("FAIRPIX_REQUIRE_STACK") != null) Assertions.fail(why);
-            Assumptions.abort(why);
-        }
+        String url = StackRedis.url();
         redis = Redis.connect(url);
         pending = PendingSends.redis(redis);
     }
