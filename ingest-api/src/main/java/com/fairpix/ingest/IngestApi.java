@@ -102,7 +102,7 @@ public final class IngestApi implements AutoCloseable {
         // meets admission.redis-down at once.
         UnifiedJedis admissionRedis = Redis.connectWithoutRetries(config.get(Setting.REDIS_URL));
         Admission admission = Admissions.redis(admissionRedis, admissionConfig, capacity, registry, tenantTags, clock, nanos);
-        Breakers breakers = Breakers.of(settings.breakers()).bindTo(registry);
+        Breakers breakers = Breakers.of(settings.breakers(), nanos).bindTo(registry);
         ObjectStore guardedObjects = new GuardedObjectStore(objects, breakers.get(Dependency.S3), settings.breakers().slowCallBytesPerSecond(), nanos);
         String host = config.get(Setting.BIND_HOST);
         com.fairpix.webhooks.UrlGuard webhookGuard = webhooks.guard(com.fairpix.webhooks.UrlGuard.SYSTEM_DNS);

@@ -108,7 +108,7 @@ public final class Worker implements AutoCloseable {
         // S3 behind a circuit breaker: while it is open the worker takes no job and pauses its
         // partitions, so an outage neither fails jobs nor spends their attempts (docs/overload.md).
         com.fairpix.core.resilience.Breakers breakers = com.fairpix.core.resilience.Breakers.of(
-                settings.breakers()).bindTo(registry);
+                settings.breakers(), nanos).bindTo(registry);
         io.github.resilience4j.circuitbreaker.CircuitBreaker s3Breaker = breakers.get(com.fairpix.core.resilience.Dependency.S3);
         java.util.function.BooleanSupplier s3Down = () -> open(s3Breaker);
         // Redis (job records) and Kafka (events) behind theirs too (issue 34): while any of the three
@@ -116,8 +116,8 @@ public final class Worker implements AutoCloseable {
         io.github.resilience4j.circuitbreaker.CircuitBreaker redisBreaker = breakers.get(com.fairpix.core.resilience.Dependency.REDIS);
         io.github.resilience4j.circuitbreaker.CircuitBreaker kafkaBreaker = breakers.get(com.fairpix.core.resilience.Dependency.KAFKA);
         java.util.function.BooleanSupplier dependencyDown = () -> open(s3Breaker) || open(redisBreaker) || open(kafkaBreaker);
-        jobs = new com.fairpix.core.resilience.GuardedJobStore(jobs, redisBreaker, nanos);
-        events = new com.fairpix.worker.notify.GuardedEventPublisher(events, kafkaBreaker, nanos);
+        jobs = new com.fairpix.core.resilience.GuardedJobStore(jobs, redisBreaker);
+        events = new com.fairpix.worker.notify.GuardedEventPublisher(events, kafkaBreaker);
         ResultWriter results = new ResultWriter(new com.fairpix.core.resilience.GuardedObjectStore(objects, s3Breaker,
                 settings.breakers().slowCallBytesPerSecond(), nanos), settings.maxResultBytes());
         // One per registry: each re-rank removes the meters of tenants it dropped, and a second

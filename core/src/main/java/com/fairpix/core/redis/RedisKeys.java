@@ -11,14 +11,31 @@ public final class RedisKeys {
 
     public static String tenant(String tenant) { return "fp:{" + tenant + "}:tenant"; }
 
-    /** Sorted set (all scores 0, ordered by id) of every tenant id; farm-wide, touched only by admin operations. */
-    /**
-     * Sorted set of job messages whose send to Kafka has not been seen to end (member
-     * {@code tenant/jobId}, score = when the send began, epoch ms): the ingest's orphan sweep
-     * fails a record still QUEUED here past {@code ingest.orphan-after-seconds}.
-     */
-    public static String pendingSends() { return "fp:enqueue:pending"; }
+    /** How many sorted sets {@link #pendingSends(int)} spreads the pending sends over. */
+    public static final int PENDING_SEND_SHARDS = 16;
 
+    /**
+     * Shard {@code shard} (0 ≤ shard < {@link #PENDING_SEND_SHARDS}) of the job messages whose send
+     * to Kafka has not been seen to end (sorted set, member {@code tenant/jobId}, score = when the
+     * send began, epoch ms): the ingest's orphan sweep fails a record still QUEUED here past
+     * {@code ingest.orphan-after-seconds}. Each shard has its own hash tag, so on a Redis Cluster
+     * the shards lie on 16 slots (spread over every third of the slot range) and not all on one.
+     *
+     * @throws IllegalArgumentException for a shard out of that range
+     */
+    public static String pendingSends(int shard) {
+        if (shard < 0 || shard >= PENDING_SEND_SHARDS) throw new IllegalArgumentException("no pending-sends shard " + shard);
+        return "fp:enqueue:pending:{pending-" + shard + "}";
+    }
+
+    /**
+     * The one farm-wide set of pending sends that ingest nodes before the shards wrote; the sweep
+     * moves what it finds there into the shards (a node of the older release may still be running
+     * during a rolling upgrade).
+     */
+    public static String pendingSendsUnsharded() { return "fp:enqueue:pending"; }
+
+    /** Sorted set (all scores 0, ordered by id) of every tenant id; farm-wide, touched only by admin operations. */
     public static String tenants() { return "fp:tenants"; }
 
     /** SHA-256 of an API key → tenant id. */

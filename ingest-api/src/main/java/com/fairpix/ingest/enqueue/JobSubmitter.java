@@ -317,7 +317,12 @@ public final class JobSubmitter {
                 // The partition comes from the tenant's placement (a run of partitions, wider for a tenant
                 // allowed more work), not the key's hash alone; the key stays the tenant id.
                 int partition = placement.partitionFor(job.tenant(), tenantRate, job.id(), queue.partitions(job.pool()));
-                queue.send(message, partition, timeout);
+                try {
+                    queue.send(message, partition, timeout);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    // No acknowledgement in time is Kafka out (Outages): the breaker counts only outages.
+                    throw new RetryLater(RetryLater.Kind.DEPENDENCY, "kafka", "not acknowledged in " + timeout.toMillis() + " ms", 0, e);
+                }
                 return null;
             });
         } catch (CallNotPermittedException e) {

@@ -2,7 +2,6 @@ package com.fairpix.ingest.enqueue;
 
 import com.fairpix.core.redis.RedisKeys;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -45,30 +44,18 @@ public interface PendingSends {
      */
     List<Pending> olderThan(Instant cutoff, int limit);
 
-    /** The set in Redis, {@link RedisKeys#pendingSends()}: one sorted set for the farm. */
+    /**
+     * The sends in Redis, spread over {@link RedisKeys#PENDING_SEND_SHARDS} sorted sets
+     * ({@link RedisKeys#pendingSends(int)}) by a hash of the job id: every submission adds and
+     * removes one note, and one farm-wide set put all of those writes on one Redis Cluster slot.
+     * {@link #olderThan} reads every shard (one command each; the sweep runs every 30 s).
+     *
+     * <p>Why not in the record's own script, one round trip fewer: a script's keys must share a
+     * slot, so the note would have to live in a set of the job's tenant ({@code fp:{tenant}:…}),
+     * and the sweep would then read one set per tenant of the farm every round; and the removal,
+     * after Kafka's acknowledgement, is a round trip of its own either way.
+     */
     static PendingSends redis(UnifiedJedis redis) {
-        return new PendingSends() {
-            @Override
-            public void add(String tenant, String jobId, Instant since) {
-                redis.zadd(RedisKeys.pendingSends(), since.toEpochMilli(), tenant + "/" + jobId);
-            }
-
-            @Override
-            public void remove(String tenant, String jobId) {
-                redis.zrem(RedisKeys.pendingSends(), tenant + "/" + jobId);
-            }
-
-            @Override
-            public List<Pending> olderThan(Instant cutoff, int limit) {
-                List<Pending> out = new ArrayList<>();
-                for (redis.clients.jedis.resps.Tuple t : redis.zrangeByScoreWithScores(RedisKeys.pendingSends(), Double.NEGATIVE_INFINITY, cutoff.toEpochMilli() - 1, 0, limit)) {
-                    String member = t.getElement();
-                    int slash = member.indexOf('/');
-                    if (slash < 0) continue;
-                    out.add(new Pending(member.substring(0, slash), member.substring(slash + 1), Instant.ofEpochMilli((long) t.getScore())));
-                }
-                return out;
-            }
-        };
+        return new RedisPendingSends(redis);
     }
 }

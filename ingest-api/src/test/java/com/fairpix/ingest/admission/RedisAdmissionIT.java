@@ -18,8 +18,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Connection;
@@ -41,12 +39,7 @@ class RedisAdmissionIT extends AdmissionContract {
 
     @BeforeAll
     static void connect() {
-        url = System.getenv("FAIRPIX_REDIS_URL");
-        if (url == null) {
-            String why = "FAIRPIX_REDIS_URL is not set: run scripts/test (or scripts/stack up and source .fairpix/stack.env)";
-            if (System.getenv("FAIRPIX_REQUIRE_STACK") != null) Assertions.fail(why);
-            Assumptions.abort(why);
-        }
+        url = com.fairpix.core.redis.StackRedis.url();
         redis = pooled(url, 8);
     }
 

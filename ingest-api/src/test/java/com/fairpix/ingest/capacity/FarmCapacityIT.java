@@ -19,8 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.UnifiedJedis;
@@ -35,12 +33,7 @@ class FarmCapacityIT {
 
     @BeforeAll
     static void connect() {
-        String url = System.getenv("FAIRPIX_REDIS_URL");
-        if (url == null) {
-            String why = "FAIRPIX_REDIS_URL is not set: run scripts/test (or scripts/stack up and source .fairpix/stack.env)";
-            if (System.getenv("FAIRPIX_REQUIRE_STACK") != null) Assertions.fail(why);
-            Assumptions.abort(why);
-        }
+        String url = com.fairpix.core.redis.StackRedis.url();
         redis = com.fairpix.core.redis.Redis.connect(url);
     }
 

@@ -311,6 +311,19 @@ class JobSubmitterTest {
     }
 
     @Test
+    void unacknowledgedSendsOpenTheKafkaBreakerButARefusedRecordDoesNot() {
+        // The Kafka breaker counts only outages: an ack that never came is one, RecordTooLarge is not.
+        queue.failSends = new ExecutionException(new RecordTooLargeException("1 MiB"));
+        for (int i = 0; i < 5; i++) catchThrowableOfType(Rejected.class, () -> submit(jpeg, null));
+        CircuitBreaker kafka = overload.breakers.get(Dependency.KAFKA);
+        assertThat(kafka.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+
+        queue.failSends = new java.util.concurrent.TimeoutException();
+        for (int i = 0; i < 5; i++) assertThat(catchThrowableOfType(RetryLater.class, () -> submit(jpeg, null)).what()).isEqualTo("kafka");
+        assertThat(kafka.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+    }
+
+    @Test
     void anAcceptedJobLeavesNoPendingSendAndTheSweepNeverTouchesIt() {
         JobSubmitter.Submission s = submit(jpeg, null);
         assertThat(pending.since).isEmpty();

@@ -3,8 +3,6 @@ package com.fairpix.worker.notify;
 import com.fairpix.core.job.JobEvent;
 import com.fairpix.core.resilience.Outages;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * An {@link EventPublisher} behind the Kafka circuit breaker: while it is open a publish fails at
@@ -15,35 +13,24 @@ import java.util.function.LongSupplier;
 public final class GuardedEventPublisher implements EventPublisher {
     private final EventPublisher delegate;
     private final CircuitBreaker breaker;
-    private final LongSupplier nanos;
 
-    /** @param nanos monotonic clock, nanoseconds: each call's duration, for the slow-call rate */
-    public GuardedEventPublisher(EventPublisher delegate, CircuitBreaker breaker, LongSupplier nanos) {
+    /**
+     * @param breaker the Kafka breaker ({@link com.fairpix.core.resilience.Breakers#get}): it times
+     *                each call by its own clock, for the slow-call rate, and ignores whatever is
+     *                not an outage
+     */
+    public GuardedEventPublisher(EventPublisher delegate, CircuitBreaker breaker) {
         this.delegate = delegate;
         this.breaker = breaker;
-        this.nanos = nanos;
     }
 
     @Override
     public void publish(JobEvent event) {
-        call(() -> delegate.publish(event));
+        breaker.executeRunnable(() -> delegate.publish(event));
     }
 
     @Override
     public void deadLetter(String tenant, byte[] message, String reason, String detail) {
-        call(() -> delegate.deadLetter(tenant, message, reason, detail));
-    }
-
-    private void call(Runnable body) {
-        breaker.acquirePermission();
-        long start = nanos.getAsLong();
-        try {
-            body.run();
-        } catch (RuntimeException | Error e) {
-            if (Outages.is(e)) breaker.onError(nanos.getAsLong() - start, TimeUnit.NANOSECONDS, e);
-            else breaker.releasePermission();
-            throw e;
-        }
-        breaker.onSuccess(nanos.getAsLong() - start, TimeUnit.NANOSECONDS);
+        breaker.executeRunnable(() -> delegate.deadLetter(tenant, message, reason, detail));
     }
 }
