@@ -2,8 +2,6 @@ package com.fairpix.autoscaler.http;
 
 import com.fairpix.core.http.ApiProblem;
 import io.javalin.http.Context;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /** Checks the admin bearer token, as the ingest-api's admin API does. */
 public final class AdminGuard {
@@ -17,10 +15,7 @@ public final class AdminGuard {
     /** @throws ApiProblem 403 when the admin API is disabled, 401 for a missing or wrong token */
     public void check(Context ctx) {
         if (adminToken.isEmpty()) throw ApiProblem.forbidden("admin-disabled", "The admin API is disabled: set FAIRPIX_ADMIN_TOKEN on the autoscaler.");
-        String header = ctx.header("Authorization");
-        String token = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).trim() : null;
-        // Constant-time comparison: the token must not leak through response timing.
-        if (token == null || !MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
+        if (!com.fairpix.core.http.BearerToken.matches(ctx.header("Authorization"), adminToken)) {
             throw ApiProblem.unauthorized("Send the admin token as 'Authorization: Bearer ...'.");
         }
     }

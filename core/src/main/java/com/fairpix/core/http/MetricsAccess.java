@@ -6,7 +6,6 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
  * Who may read a service's Prometheus {@code /metrics} (it names tenants and their volumes):
@@ -46,9 +45,7 @@ public record MetricsAccess(String token, int port) {
     /** Answers one scrape: 401 problem without the token (when one is set), else the text exposition. */
     void serve(Context ctx, PrometheusMeterRegistry registry) {
         if (!token.isEmpty()) {
-            String h = ctx.header("Authorization");
-            String sent = h != null && h.regionMatches(true, 0, "Bearer ", 0, 7) ? h.substring(7).trim() : "";
-            if (!MessageDigest.isEqual(sent.getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8))) {
+            if (!BearerToken.matches(ctx.header("Authorization"), token)) {
                 throw new ApiProblem(401, "unauthorized", "Missing or invalid metrics token",
                         "Send the metrics token as 'Authorization: Bearer ...' (" + Setting.METRICS_TOKEN.env() + ").")
                         .header("WWW-Authenticate", "Bearer realm=\"fairpix-metrics\"");

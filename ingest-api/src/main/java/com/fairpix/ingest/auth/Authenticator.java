@@ -1,12 +1,11 @@
 package com.fairpix.ingest.auth;
 
 import com.fairpix.core.error.Rejected;
+import com.fairpix.core.http.BearerToken;
 import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.core.tenant.TenantState;
 import com.fairpix.core.tenant.TenantDirectory;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
  * Resolves the calling tenant from {@code Authorization: Bearer fpk_...}. The tenant comes only
@@ -29,7 +28,7 @@ public final class Authenticator {
      * @throws RetryLater when the tenant cannot be loaded (Redis away)
      */
     public Tenant tenant(String authorization) {
-        String key = bearer(authorization);
+        String key = BearerToken.of(authorization).orElse(null);
         if (key == null) throw Rejected.unauthenticated("Send the tenant API key as 'Authorization: Bearer fpk_...'.");
         Tenant tenant;
         try {
@@ -54,16 +53,9 @@ public final class Authenticator {
      */
     public void admin(String authorization) {
         if (adminToken.isEmpty()) throw Rejected.forbidden("admin-disabled", "The admin API is disabled: set FAIRPIX_ADMIN_TOKEN on the ingest-api.");
-        String token = bearer(authorization);
-        // Constant-time comparison: the token must not leak through response timing.
-        if (token == null || !MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
+        if (!BearerToken.matches(authorization, adminToken)) {
             throw Rejected.unauthenticated("Send the admin token as 'Authorization: Bearer ...'.");
         }
     }
 
-    private static String bearer(String header) {
-        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) return null;
-        String value = header.substring(7).trim();
-        return value.isEmpty() ? null : value;
-    }
 }
