@@ -26,4 +26,13 @@ public final class StorageKeys {
     public static String tenantPrefix(String tenant) {
         return "tenants/" + tenant + "/";
     }
+
+    /**
+     * Whether {@code key} names one of {@code tenant}'s own objects: under its prefix, with no
+     * {@code ..} that a store or a proxy might resolve to another tenant's. The worker checks every
+     * key a job message names with this: the message is the trust boundary.
+     */
+    public static boolean ownedBy(String tenant, String key) {
+        return key != null && key.startsWith(tenantPrefix(tenant)) && !key.contains("..");
+    }
 }

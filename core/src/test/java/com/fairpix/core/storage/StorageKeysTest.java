@@ -59,4 +59,13 @@ class StorageKeysTest {
         assertThat(StorageKeys.result("t10", JOB, "thumb", "jpg")).doesNotStartWith(prefixOfT1);
         assertThat(StorageKeys.original("t1-b", JOB, "jpg", Instant.EPOCH)).doesNotStartWith(prefixOfT1);
     }
+
+    @Test
+    void aKeyIsOwnedOnlyUnderItsTenantsPrefixAndWithoutDotDot() {
+        assertThat(StorageKeys.ownedBy("t1", StorageKeys.result("t1", JOB, "thumb", "jpg"))).isTrue();
+        assertThat(StorageKeys.ownedBy("t1", StorageKeys.result("t10", JOB, "thumb", "jpg"))).as("a tenant whose id extends it").isFalse();
+        assertThat(StorageKeys.ownedBy("t1", "tenants/t1/../t2/originals/x.jpg")).as("climbing out").isFalse();
+        assertThat(StorageKeys.ownedBy("t1", "other/t1/x.jpg")).isFalse();
+        assertThat(StorageKeys.ownedBy("t1", null)).isFalse();
+    }
 }

@@ -25,7 +25,7 @@ public final class ResultWriter {
     /** @throws SecurityException when the message points outside its tenant's prefix */
     public byte[] readOriginal(JobMessage message) {
         String key = message.original().key();
-        if (!key.startsWith(StorageKeys.tenantPrefix(message.tenant())) || key.contains("..")) {
+        if (!StorageKeys.ownedBy(message.tenant(), key)) {
             throw new SecurityException("original key " + key + " is outside tenant " + message.tenant() + "'s prefix");
         }
         try {
@@ -45,7 +45,7 @@ public final class ResultWriter {
      *                              {@code asset-too-large} when it is over the read limit
      */
     public byte[] readAsset(JobMessage message, String key) {
-        if (!key.startsWith(StorageKeys.tenantPrefix(message.tenant())) || key.contains("..")) {
+        if (!StorageKeys.ownedBy(message.tenant(), key)) {
             throw new Permanent("forbidden-key", "key " + key + " is outside tenant " + message.tenant() + "'s prefix");
         }
         try {
