@@ -87,7 +87,8 @@ public final class TenantDirectory implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("Redis unreachable at start; tenant changes will be picked up once it answers: {}", e.toString());
         }
-        subscriberThread = Thread.ofPlatform().daemon().name("fairpix-tenant-events").start(this::subscribeLoop);
+        subscriberThread = Thread.ofPlatform().daemon().name("fairpix-tenant-events").start(() -> com.fairpix.core.redis.Subscription.keep(redis, subscriber,
+                com.fairpix.core.redis.RedisKeys.tenantEvents(), java.time.Duration.ofSeconds(5), () -> closed, "tenant events"));
         poller.scheduleWithFixedDelay(this::poll, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
         poller.scheduleWithFixedDelay(this::reloadAll, 60, 60, TimeUnit.SECONDS);
         return this;
@@ -202,25 +203,6 @@ public final class TenantDirectory implements AutoCloseable {
             for (String id : List.copyOf(tenants.keySet())) apply("t:" + id);
         } catch (RuntimeException e) {
             log.debug("tenant reload failed: {}", e.toString());
-        }
-    }
-
-    private void subscribeLoop() {
-        long backoff = 100;
-        while (!closed) {
-            try {
-                redis.subscribe(subscriber, com.fairpix.core.redis.RedisKeys.tenantEvents());
-                backoff = 100;
-            } catch (RuntimeException e) {
-                if (closed) return;
-                log.debug("tenant events subscription lost: {}", e.toString());
-                try {
-                    Thread.sleep(backoff);
-                } catch (InterruptedException ie) {
-                    return;
-                }
-                backoff = Math.min(5_000, backoff * 2);
-            }
         }
     }
 

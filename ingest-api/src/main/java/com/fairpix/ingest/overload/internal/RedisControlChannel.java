@@ -57,7 +57,8 @@ public final class RedisControlChannel implements FarmChannel {
     @Override
     public void start(Consumer<NodeState> onPeer) {
         this.onPeer = onPeer;
-        thread = Thread.ofPlatform().daemon().name("fairpix-control").start(this::subscribeLoop);
+        thread = Thread.ofPlatform().daemon().name("fairpix-control").start(() -> com.fairpix.core.redis.Subscription.keep(subscriberConnection, subscriber,
+                RedisKeys.controlChannel(), java.time.Duration.ofSeconds(2), () -> closed, "control"));
     }
 
     @Override
@@ -97,25 +98,6 @@ public final class RedisControlChannel implements FarmChannel {
         }
         out.sort(java.util.Comparator.comparing(NodeState::node));
         return out;
-    }
-
-    private void subscribeLoop() {
-        long backoff = 100;
-        while (!closed) {
-            try {
-                subscriberConnection.subscribe(subscriber, RedisKeys.controlChannel());
-                backoff = 100;
-            } catch (RuntimeException e) {
-                if (closed) return;
-                log.debug("control subscription lost: {}", e.toString());
-                try {
-                    Thread.sleep(backoff);
-                } catch (InterruptedException ie) {
-                    return;
-                }
-                backoff = Math.min(2_000, backoff * 2);
-            }
-        }
     }
 
     private final class Subscriber extends JedisPubSub {
