@@ -70,7 +70,7 @@ final class EventIntake {
             log.warn("skipping an unreadable event on {}: {}", Topics.EVENTS, e.getMessage());
             return false;
         }
-        if (!event.type().equals("job.succeeded") && !event.type().equals("job.failed")) return false;
+        if (!event.type().equals(JobEvent.SUCCEEDED) && !event.type().equals(JobEvent.FAILED)) return false;
         Optional<Tenant> tenant = tenants.byId(event.tenant());
         if (tenant.isEmpty()) return false;
         String url = jobUrl.apply(event.tenant(), event.jobId()).orElse(tenant.get().webhookUrl());
