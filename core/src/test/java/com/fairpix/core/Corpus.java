@@ -13,8 +13,10 @@ import java.util.stream.Stream;
 /**
  * The shared image corpus ({@code shared/corpus}, a sibling of the repository, or the folder named by
  * the {@code fairpix.corpus} system property), used in place: the one corpus locator of every
- * module's tests. Unit tests that need it are skipped, not failed, where it is absent; integration
- * tests ({@link #required}) and the corpus test ({@link #rows}) fail instead.
+ * module's tests. Unit tests that need it are skipped, not failed, where it is absent, unless
+ * {@code FAIRPIX_REQUIRE_CORPUS=1} (scripts/test sets it: there a missing corpus must not pass as
+ * a green run with tests skipped); integration tests ({@link #required}) and the corpus test
+ * ({@link #rows}) always fail instead.
  */
 public final class Corpus {
     private static final Path ROOT = locate();
@@ -31,17 +33,41 @@ public final class Corpus {
         return null;
     }
 
-    /** The corpus root; skips the calling test when there is none. */
+    private static final boolean REQUIRED = "1".equals(System.getenv("FAIRPIX_REQUIRE_CORPUS"));
+
+    /** The corpus root; skips the calling test when there is none (fails it when the corpus is required). */
     public static Path root() {
-        assumeTrue(ROOT != null, "shared/corpus not found above " + Path.of("").toAbsolutePath());
+        present(ROOT != null, "shared/corpus not found above " + Path.of("").toAbsolutePath() + " (set -Dfairpix.corpus)", REQUIRED);
         return ROOT;
     }
 
-    /** A corpus file, e.g. {@code path("exif-orientation/Landscape_6.jpg")}; skips when absent. */
+    /** A corpus file, e.g. {@code path("exif-orientation/Landscape_6.jpg")}; skips when absent (fails when required). */
     public static Path path(String relative) {
         Path p = root().resolve(relative);
-        assumeTrue(Files.isRegularFile(p), "corpus file missing: " + relative);
+        present(Files.isRegularFile(p), "corpus file missing: " + relative, REQUIRED);
         return p;
+    }
+
+    /**
+     * A corpus file that the corpus may hold back (its README: half of some suites is kept for
+     * evaluation): skips the calling test where it is absent, even when the corpus is required.
+     */
+    public static Path mayBeHeldBack(String relative) {
+        Path p = root().resolve(relative);
+        assumeTrue(Files.isRegularFile(p), "corpus file held back here: " + relative);
+        return p;
+    }
+
+    /**
+     * Skips the calling test when {@code present} is false, or fails it when {@code required}.
+     *
+     * @throws AssertionError when absent and required
+     * @throws org.opentest4j.TestAbortedException when absent and not required (JUnit skips the test)
+     */
+    static void present(boolean present, String what, boolean required) {
+        if (present) return;
+        if (required) throw new AssertionError(what + " (FAIRPIX_REQUIRE_CORPUS=1)");
+        assumeTrue(false, what);
     }
 
     /**
