@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -219,13 +220,65 @@ class FairpixConfigTest {
     }
 
     @Test
-    void everySettingHasADistinctKeyAndAFairpixEnvironmentVariable() {
+    void everySettingHasADistinctKeyAndADoc() {
         java.util.Set<String> keys = new java.util.HashSet<>();
         for (Setting s : Setting.values()) {
             assertThat(keys.add(s.key())).as("duplicate key %s", s.key()).isTrue();
-            assertThat(s.env()).isEqualTo("FAIRPIX_" + s.name());
-            assertThat(s.doc()).isNotBlank();
+            assertThat(s.doc()).as(s.key()).isNotBlank();
         }
+    }
+
+    /**
+     * The environment variables and keys are what operators put in their manifests: they are pinned
+     * in config/settings.txt, so renaming an enum constant (the variable follows its name) or a key is
+     * a change someone made on purpose, not a side effect of a refactoring.
+     */
+    @Test
+    void theEnvironmentVariablesAndKeysAreTheOnesPinned() throws IOException {
+        List<String> pinned;
+        try (var in = FairpixConfigTest.class.getResourceAsStream("/config/settings.txt")) {
+            assertThat(in).isNotNull();
+            pinned = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+                    .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+        }
+        List<String> now = java.util.Arrays.stream(Setting.values()).map(s -> s.env() + " " + s.key()).toList();
+        assertThat(now).containsExactlyInAnyOrderElementsOf(pinned);
+    }
+
+    /** README's configuration table names only variables that exist ({@code _SUFFIX} shorthand expanded). */
+    @Test
+    void theReadmesTableNamesRealVariables() throws IOException {
+        Path readme = null;
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null && readme == null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("core"))) readme = dir.resolve("README.md");
+        }
+        assertThat(readme).as("the repository's README.md above " + Path.of("").toAbsolutePath()).isNotNull();
+        java.util.Set<String> known = new java.util.HashSet<>();
+        for (Setting s : Setting.values()) known.add(s.env());
+        List<String> named = new java.util.ArrayList<>();
+        for (String line : Files.readAllLines(readme)) {
+            if (!line.startsWith("| `FAIRPIX_")) continue;
+            String first = null;
+            for (String cell : line.split("\\|")[1].split(",")) {
+                String name = cell.trim().replace("`", "");
+                if (name.startsWith("FAIRPIX_")) {
+                    first = name;
+                    named.add(name);
+                } else if (name.startsWith("_") && first != null) {
+                    named.add(expand(first, name));
+                }
+            }
+        }
+        assertThat(named).as("variables README's table names").hasSizeGreaterThan(20);
+        assertThat(named).as("every one a setting's variable").allSatisfy(n -> assertThat(known).contains(n));
+    }
+
+    /** {@code FAIRPIX_WORKER_BUFFERED_JOBS} + {@code _BUFFERED_BYTES} → {@code FAIRPIX_WORKER_BUFFERED_BYTES}; {@code FAIRPIX_SPEC_MAX_BYTES} + {@code _VARIANTS} → {@code FAIRPIX_SPEC_MAX_VARIANTS}. */
+    static String expand(String first, String shorthand) {
+        String head = shorthand.substring(1).split("_")[0];
+        int at = first.indexOf("_" + head + "_");
+        if (at < 0 && first.endsWith("_" + head)) at = first.length() - head.length() - 1;
+        return at > 0 ? first.substring(0, at) + shorthand : first.substring(0, first.lastIndexOf('_')) + shorthand;
     }
 
     private Path properties(String text) throws IOException {
