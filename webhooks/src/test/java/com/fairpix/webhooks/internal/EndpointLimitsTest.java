@@ -25,7 +25,12 @@ class EndpointLimitsTest {
         assertThat(limits.tryAcquire("b", "https://x:1")).as("another tenant is not held back").isInstanceOf(EndpointLimits.Permit.class);
         held.forEach(EndpointLimits.Permit::close);
         held.get(0).close(); // closing twice releases once
+        // Were the second close a release, tenant a could now hold 4 and endpoint x 3: the caps still hold.
+        assertThat(limits.tryAcquire("a", "https://x:1")).isInstanceOf(EndpointLimits.Permit.class);
+        assertThat(limits.tryAcquire("a", "https://x:1")).isInstanceOf(EndpointLimits.Permit.class);
+        assertThat(limits.tryAcquire("a", "https://x:1")).as("endpoint x is at its 2 again").isEqualTo(EndpointLimits.Refusal.ENDPOINT_BUSY);
         assertThat(limits.tryAcquire("a", "https://z:1")).isInstanceOf(EndpointLimits.Permit.class);
+        assertThat(limits.tryAcquire("a", "https://w:1")).as("tenant a is at its 3 again").isEqualTo(EndpointLimits.Refusal.TENANT_BUSY);
     }
 
     @Test
