@@ -99,8 +99,8 @@ final class Processor implements AutoCloseable {
             Frames.Frame hello = Frames.read(p.out);
             if (hello == null || !hello.type().equals("hello")) throw new IOException("no hello");
             if (hello.header().path("version").asInt() != Frames.VERSION) throw new IOException("protocol version " + hello.header().path("version"));
-            // Its own pid: in a sandbox the process started is bubblewrap, the JVM its child.
-            p.pid = hello.header().path("pid").asLong(process.pid());
+            // The JVM's pid: in a sandbox the process started is bubblewrap, the JVM its descendant.
+            p.pid = hostPid(process, hello.header().path("pid").asLong(process.pid()));
             p.hello = hello.header();
             return p;
         } catch (IOException e) {
@@ -135,6 +135,19 @@ final class Processor implements AutoCloseable {
     /** What the processor declared it can do: read and write formats, gpu. */
     ObjectNode hello() {
         return hello;
+    }
+
+    /**
+     * The processor JVM's pid as this worker's /proc sees it (its CPU, memory, address-space limit and
+     * kill go by it): the descendant of the started process that runs java, or the started process
+     * itself when it is the JVM. In a sandbox with its own pid namespace the pid the processor
+     * reports ({@code reported}) is that namespace's, e.g. 2; it is the answer only where no process
+     * can be found.
+     */
+    static long hostPid(Process process, long reported) {
+        java.util.function.Predicate<ProcessHandle> java = h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false);
+        return process.descendants().filter(java).mapToLong(ProcessHandle::pid).findFirst()
+                .orElse(java.test(process.toHandle()) ? process.pid() : reported);
     }
 
     long pid() {

@@ -74,10 +74,14 @@ final class ProcessorLauncher {
         boolean sandboxed = sandboxed();
         String tmp = sandboxed ? "/tmp" : dir.toString();
         if (sandboxed) {
-            cmd.addAll(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-ipc", "--die-with-parent", "--new-session",
-                    "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"));
-            // The tmpfs hides what the worker runs from under /tmp (a checkout there, a test runner's jars): bound back, read-only.
-            for (String code : codeUnderTmp()) cmd.addAll(List.of("--ro-bind", code, code));
+            cmd.addAll(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session"));
+            // What a processor sees of the file system: the system's programs and libraries, the few
+            // files of /etc the loader and the JVM read, its own code, and a private /tmp; not the
+            // rest (/etc's secrets, home directories, a checkout's state, a mounted credentials file).
+            // A private /proc (its own pid namespace) hides the worker's /proc/<pid>/environ.
+            cmd.addAll(systemView());
+            cmd.addAll(List.of("--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"));
+            for (String code : code()) cmd.addAll(List.of("--ro-bind", code, code));
             if (opencv != null) cmd.addAll(List.of("--ro-bind", opencv.toString(), opencv.toString()));
             if (cds != null) cmd.addAll(List.of("--bind", cds.toString(), cds.toString()));
             cmd.addAll(List.of("--chdir", "/tmp", "--"));
@@ -147,11 +151,32 @@ final class ProcessorLauncher {
         }
     }
 
+    /** The system directories (bound read-only, or recreated as the symlinks they are on a merged-/usr system) and the files of /etc a processor needs. */
+    static List<String> systemView() {
+        List<String> args = new ArrayList<>();
+        for (String d : List.of("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")) {
+            Path p = Path.of(d);
+            try {
+                if (Files.isSymbolicLink(p)) args.addAll(List.of("--symlink", Files.readSymbolicLink(p).toString(), d));
+                else if (Files.isDirectory(p)) args.addAll(List.of("--ro-bind", d, d));
+            } catch (IOException e) {
+                log.debug("{} left out of the processors' view: {}", d, e.toString());
+            }
+        }
+        for (String f : ETC_FILES) args.addAll(List.of("--ro-bind-try", f, f));
+        return args;
+    }
+
+    /** What the dynamic loader and the JVM read in /etc (no secrets: the user database is names and ids). */
+    static final List<String> ETC_FILES = List.of("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+            "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime", "/etc/timezone");
+
     /**
-     * The JDK, the class path's entries and the entries of its jars' manifest Class-Path (a test
-     * runner's booter jar names the real class path there) that lie under /tmp, absolute.
+     * Where the processor's code is, bound read-only into its view: the JDK, the class path's entries
+     * and the entries of its jars' manifest Class-Path (a test runner's booter jar names the real
+     * class path there), absolute.
      */
-    static List<String> codeUnderTmp() {
+    static List<String> code() {
         List<Path> code = new ArrayList<>();
         code.add(Path.of(System.getProperty("java.home")));
         for (String e : classPath().split(File.pathSeparator)) {
@@ -170,7 +195,7 @@ final class ProcessorLauncher {
                 log.debug("class path entry {} not read: {}", p, ex.toString());
             }
         }
-        return code.stream().map(c -> c.toAbsolutePath().normalize()).filter(c -> c.startsWith("/tmp/") && Files.exists(c))
+        return code.stream().map(c -> c.toAbsolutePath().normalize()).filter(Files::exists)
                 .map(Path::toString).distinct().toList();
     }
 
@@ -237,7 +262,7 @@ final class ProcessorLauncher {
         }
     }
 
-    /** Whether bubblewrap runs here with user and network namespaces (tried once; logged once when not). */
+    /** Whether bubblewrap runs here with user, network and pid namespaces and the processors' view of the file system (tried once; logged once when not). */
     static boolean sandboxWorks() {
         Boolean works = sandboxWorks;
         if (works != null) return works;
@@ -248,10 +273,12 @@ final class ProcessorLauncher {
                 why = "no bwrap on PATH (Debian: apt-get install bubblewrap)";
             } else {
                 try {
-                    Process p = new ProcessBuilder("bwrap", "--unshare-net", "--unshare-user", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true")
-                            .redirectErrorStream(true).start();
+                    List<String> probe = new ArrayList<>(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-pid"));
+                    probe.addAll(systemView());
+                    probe.addAll(List.of("--proc", "/proc", "--dev", "/dev", "true"));
+                    Process p = new ProcessBuilder(probe).redirectErrorStream(true).start();
                     String out = new String(p.getInputStream().readAllBytes()).trim();
-                    if (p.waitFor() != 0) why = "bwrap cannot make user and network namespaces here: " + out;
+                    if (p.waitFor() != 0) why = "bwrap cannot make user, network and pid namespaces here: " + out;
                 } catch (IOException e) {
                     why = "bwrap does not start: " + e;
                 } catch (InterruptedException e) {
@@ -262,7 +289,7 @@ final class ProcessorLauncher {
             if (why != null) {
                 log.warn("processors run unsandboxed (they can reach the network and read what the worker's user can): {}", why);
             } else {
-                log.info("processors run in bubblewrap: no network, a private /tmp, the file system read-only");
+                log.info("processors run in bubblewrap: no network, their own pids and /tmp, of the file system only the system's libraries and their code, read-only");
             }
             sandboxWorks = why == null;
             return sandboxWorks;

@@ -174,6 +174,24 @@ public final class ProcessorMain {
             }
             ObjectNode report = Frames.header("probe").put("network", connect);
             System.getenv().keySet().stream().sorted().forEach(report.putArray("env")::add);
+            // Files the test names after the port ("read=<path>;<path>"): what reading each one gave.
+            int end = text.indexOf(' ', from);
+            int read = text.indexOf("read=", end);
+            if (read == end + 1) {
+                ObjectNode files = report.putObject("read");
+                for (String path : text.substring(read + 5, text.indexOf(' ', read)).split(";")) {
+                    try {
+                        files.put(path, "read " + java.nio.file.Files.readAllBytes(java.nio.file.Path.of(path)).length + " bytes");
+                    } catch (IOException | RuntimeException e) {
+                        files.put(path, "refused: " + e);
+                    }
+                }
+            }
+            try (var procs = java.nio.file.Files.list(java.nio.file.Path.of("/proc"))) {
+                report.put("processesVisible", procs.filter(d -> d.getFileName().toString().chars().allMatch(Character::isDigit)).count());
+            } catch (IOException e) {
+                report.put("processesVisible", -1);
+            }
             throw new Permanent("test-probe", report.toString());
         }
         if (text.contains(NATIVE_OOM_MARKER)) {

@@ -12,6 +12,8 @@ import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -129,6 +131,31 @@ class ProcessorProcessesTest {
             assertThat(env).noneMatch(n -> n.startsWith("FAIRPIX_") || n.startsWith("AWS_")).contains("PATH").containsOnlyOnceElementsOf(env);
             assertThat(env).isSubsetOf(java.util.stream.Stream.concat(ProcessorLauncher.KEPT_ENV.stream(), java.util.stream.Stream.of("MALLOC_ARENA_MAX", "PWD")).toList());
             if (ProcessorLauncher.sandboxWorks()) assertThat(report.get("network").asText()).startsWith("refused");
+        }
+    }
+
+    /**
+     * The worker's secrets on disk: a credentials file where an operator might keep one (outside
+     * /tmp, which the sandbox always replaced), and the worker JVM's own environment through
+     * /proc/&lt;pid&gt;/environ. Both readable by the worker's user; neither by its processors.
+     */
+    @Test
+    void aSandboxedProcessorCannotReadTheWorkersSecretsOnDisk() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessorLauncher.sandboxWorks(), "no sandbox here (bubblewrap or namespaces missing)");
+        Path secrets = Path.of("target", "probe-secrets").toAbsolutePath();
+        Files.createDirectories(secrets);
+        Path credentials = Files.writeString(secrets.resolve("s3.properties"), "s3.secret-key=not-for-processors\n");
+        String environ = "/proc/" + ProcessHandle.current().pid() + "/environ";
+        assertThat(Files.readAllBytes(credentials)).as("the premise: the worker's user reads it").isNotEmpty();
+        assertThat(Files.readAllBytes(Path.of(environ))).as("the premise: the worker reads its own environment").isNotEmpty();
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> processors.process("job-probe-files",
+                    jpeg(ProcessorMain.PROBE_MARKER + server.getLocalPort() + " read=" + credentials + ";" + environ + " "), SPEC, Assets.NONE));
+            assertThat(thrown).isInstanceOf(Permanent.class).hasFieldOrPropertyWithValue("reason", "test-probe");
+            var report = Frames.MAPPER.readTree(thrown.getMessage());
+            assertThat(report.path("read").path(credentials.toString()).asText()).as("the credentials file").startsWith("refused");
+            assertThat(report.path("read").path(environ).asText()).as("the worker's environment").startsWith("refused");
+            assertThat(report.path("processesVisible").asLong()).as("its own pid namespace: itself and bubblewrap's init").isBetween(1L, 3L);
         }
     }
 }
