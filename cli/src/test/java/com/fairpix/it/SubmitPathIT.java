@@ -71,6 +71,7 @@ class SubmitPathIT {
         JsonNode plainJob = client.awaitTerminal(key, Json.mapper().readTree(plain.body()).get("id").asText(), Duration.ofSeconds(60));
         System.out.printf("[SubmitPathIT] thumbnail job: estimate %.2f tokens, measured %.2f tokens%n", Farm.cost(config, photo, thumb),
                 plainJob.path("usage").path("cpuMillis").asDouble() / com.fairpix.core.job.JobCost.MS_PER_TOKEN);
+        Thread.sleep(1_000); // a debt is written just after DONE shows: give one the time to appear
         try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
             assertThat(redis.exists(com.fairpix.core.redis.RedisKeys.trueUp(tenant))).as("a job within its estimate owes nothing").isFalse();
         }
@@ -81,7 +82,11 @@ class SubmitPathIT {
         assertThat(job.get("state").asText()).isEqualTo("DONE");
         double measured = job.path("usage").path("cpuMillis").asDouble() / com.fairpix.core.job.JobCost.MS_PER_TOKEN;
         try (var redis = com.fairpix.core.redis.Redis.connect(config.get(Setting.REDIS_URL))) {
+            // The worker writes the debt right after the DONE transition, which the client may see first.
             String owed = redis.get(com.fairpix.core.redis.RedisKeys.trueUp(tenant));
+            for (long until = System.nanoTime() + 5_000_000_000L; owed == null && System.nanoTime() < until; owed = redis.get(com.fairpix.core.redis.RedisKeys.trueUp(tenant))) {
+                Thread.sleep(50);
+            }
             System.out.printf("[SubmitPathIT] blur job: estimate %.2f tokens, measured %.2f tokens, owed %s nanotokens%n", estimate, measured, owed);
             assertThat(measured).as("the premise: the blur costs more than the bucket holds after it").isGreaterThan(30 + estimate);
             assertThat(owed).as("the worker recorded the difference as owed").isNotNull();

@@ -539,11 +539,13 @@ public final class JobRunner {
             JobStore.Transition t = jobs.transition(done, EnumSet.of(JobState.RUNNING));
             sample.stop(Timer.builder(MetricNames.JOB_PROCESSING).tag("result", "done").register(metrics));
             if (t.applied()) {
+                // The debt first: a client that sees DONE and submits at once should find it (the
+                // event's send can take a while); only a job this attempt finished is charged.
+                chargeOverrun(message, done);
                 publish(done);
                 String tenant = tenantTags.tag(runningJob.tenant());
                 metrics.counter(MetricNames.JOBS_COMPLETED, "state", "DONE", "tenant", tenant).increment();
                 meterUsage(tenant, done.usage());
-                chargeOverrun(message, done);
             }
         }
     }
