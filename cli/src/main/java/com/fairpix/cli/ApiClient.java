@@ -14,7 +14,9 @@ import java.time.Duration;
 
 /** A small client of the fairpix HTTP APIs, for the CLI. Errors carry the problem+json detail. */
 final class ApiClient {
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // Built on first use: HttpClient's start (its selector thread, ~100 classes) is wasted on a
+    // command that only streams (fairpix usage, over HttpURLConnection: see stream).
+    private HttpClient http;
     private final String baseUrl;
     private final String bearer;
 
@@ -55,12 +57,17 @@ final class ApiClient {
     /** The HTTP exchange, with a refused connection turned into {@link UnreachableException}. */
     private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> body) throws IOException, InterruptedException {
         try {
-            HttpResponse<T> r = http.send(request, body);
+            HttpResponse<T> r = http().send(request, body);
             Exchanges.exchanged(request, r);
             return r;
         } catch (java.net.ConnectException e) {
             throw unreachable(e);
         }
+    }
+
+    private synchronized HttpClient http() {
+        if (http == null) http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        return http;
     }
 
     /** A non-2xx answer: status and the problem's title and detail. */
@@ -175,6 +182,19 @@ final class ApiClient {
      * docs/usage.md).
      */
     void stream(String path, java.io.Writer out) throws IOException {
+        stream(path, body -> new java.io.InputStreamReader(body, StandardCharsets.UTF_8).transferTo(out));
+    }
+
+    /** {@link #stream(String, java.io.Writer)}, the body's bytes copied to {@code out} as they came. */
+    void stream(String path, java.io.OutputStream out) throws IOException {
+        stream(path, body -> body.transferTo(out));
+    }
+
+    private interface BodyCopy {
+        void copy(java.io.InputStream body) throws IOException;
+    }
+
+    private void stream(String path, BodyCopy copy) throws IOException {
         java.net.HttpURLConnection c = (java.net.HttpURLConnection) URI.create(baseUrl + path).toURL().openConnection();
         try {
             c.setConnectTimeout(10_000);
@@ -192,7 +212,7 @@ final class ApiClient {
                 throw failure(status, err == null ? "" : new String(err.readAllBytes(), StandardCharsets.UTF_8));
             }
             try (java.io.InputStream body = c.getInputStream()) {
-                new java.io.InputStreamReader(body, StandardCharsets.UTF_8).transferTo(out);
+                copy.copy(body);
             }
         } finally {
             c.disconnect();

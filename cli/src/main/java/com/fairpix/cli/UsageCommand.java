@@ -55,8 +55,14 @@ final class UsageCommand implements Callable<Integer> {
         query(path, "tenant", tenant);
         PrintWriter out = spec.commandLine().getOut();
         if (output != Output.text) {
-            // Streamed through: 10,000 tenants x a month is ~26 MB of CSV.
-            api.stream(path.toString(), out);
+            // Streamed through: 10,000 tenants x a month is ~26 MB of CSV; as bytes onto standard output.
+            if (out instanceof Fairpix.Stdout stdout) {
+                stdout.flush();
+                api.stream(path.toString(), stdout.bytes);
+                stdout.bytes.flush();
+            } else {
+                api.stream(path.toString(), out);
+            }
             if (output == Output.json) out.println();
             out.flush();
             return Fairpix.OK;

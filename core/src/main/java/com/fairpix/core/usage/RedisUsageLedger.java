@@ -7,7 +7,9 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -113,5 +115,46 @@ final class RedisUsageLedger implements UsageLedger {
             } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
             for (Map.Entry<String, String> e : day.entrySet()) sink.row(d, e.getKey(), UsageTotals.decode(e.getValue()));
         }
+    }
+
+    /**
+     * The day hashes read as bytes (HSCAN's binary form) and handed on as stored, for the CSV: no
+     * strings decoded, no figures parsed and formatted again. A fresh ingest-api's first export of a
+     * month of 10,000 tenants: its request thread 0.96 -> 0.50 s of CPU, C2 1.04 -> 0.51 s (docs/usage.md).
+     * Tenant ids are ASCII ({@link com.fairpix.core.tenant.Tenant#ID}), so their bytes sort as their strings.
+     */
+    @Override
+    public void exportEncoded(LocalDate from, LocalDate to, String tenant, EncodedRowSink sink) {
+        if (tenant != null) {
+            UsageLedger.super.exportEncoded(from, to, tenant, sink);
+            return;
+        }
+        byte[] start = ScanParams.SCAN_POINTER_START_BINARY;
+        for (LocalDate d = from; !d.isAfter(to); d = d.plusDays(1)) {
+            byte[] key = RedisKeys.usageDay(d).getBytes(StandardCharsets.UTF_8);
+            List<Map.Entry<byte[], byte[]>> day = new ArrayList<>();
+            byte[] cursor = start;
+            ScanParams params = new ScanParams().count(SCAN_COUNT);
+            do {
+                ScanResult<Map.Entry<byte[], byte[]>> page = redis.hscan(key, cursor, params);
+                day.addAll(page.getResult());
+                cursor = page.getCursorAsBytes();
+            } while (!Arrays.equals(start, cursor));
+            day.sort((a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey())); // stable: a repeated field keeps its order
+            for (int i = 0; i < day.size(); i++) {
+                // HSCAN may return a field more than once (a rehash between calls): listed once, as last read.
+                if (i + 1 < day.size() && Arrays.equals(day.get(i + 1).getKey(), day.get(i).getKey())) continue;
+                byte[] figures = day.get(i).getValue();
+                sink.row(d, day.get(i).getKey(), fields(figures) == 8 ? figures
+                        : UsageTotals.decode(new String(figures, StandardCharsets.UTF_8)).encode().getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    /** How many comma-separated fields {@code figures} holds (RECORD writes eight; an older form fewer). */
+    private static int fields(byte[] figures) {
+        int n = 1;
+        for (byte b : figures) if (b == ',') n++;
+        return n;
     }
 }

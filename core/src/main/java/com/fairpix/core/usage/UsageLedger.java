@@ -52,6 +52,22 @@ public interface UsageLedger {
      */
     void export(LocalDate from, LocalDate to, String tenant, RowSink sink);
 
+    /**
+     * {@link #export}'s rows as stored, for a writer that copies them through (the CSV export): the
+     * tenant id and the figures as UTF-8 bytes, the figures in {@link UsageTotals#encode()}'s form
+     * (all eight, comma-separated). Same rows, same order; no figure parsed and formatted again.
+     */
+    default void exportEncoded(LocalDate from, LocalDate to, String tenant, EncodedRowSink sink) {
+        export(from, to, tenant, (day, t, u) -> sink.row(day, t.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                u.encode().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    /** Takes {@link #exportEncoded}'s rows as they are read; the arrays are the sink's to keep. */
+    @FunctionalInterface
+    interface EncodedRowSink {
+        void row(LocalDate day, byte[] tenant, byte[] figures);
+    }
+
     /** One UTC day's figures of one tenant. */
     record Day(LocalDate day, UsageTotals usage) {}
 

@@ -11,11 +11,8 @@ import com.fairpix.ingest.admission.Limits;
 import com.fairpix.ingest.auth.Authenticator;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.javalin.http.Context;
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -97,22 +94,54 @@ public final class UsageController {
     private void csv(Context ctx, UsageWindow window, String tenant) throws IOException {
         ctx.contentType("text/csv; charset=utf-8");
         ctx.header("Content-Disposition", "attachment; filename=\"fairpix-usage-" + window.from() + "-" + window.to() + ".csv\"");
-        Writer w = new BufferedWriter(new OutputStreamWriter(body(ctx), StandardCharsets.UTF_8), 1 << 16);
-        w.write(CSV_HEADER);
-        w.write('\n');
-        StringBuilder line = new StringBuilder(128);
-        ledger.export(window.from(), window.to(), tenant, (day, t, u) -> {
-            line.setLength(0);
-            line.append(day).append(',').append(t).append(',').append(u.jobs()).append(',').append(u.done()).append(',').append(u.failed())
-                    .append(',').append(u.cpuMillis()).append(',').append(u.bytesIn()).append(',').append(u.bytesOut()).append(',')
-                    .append(u.outputPixels()).append(',').append(u.peakRssBytes()).append('\n');
-            try {
-                w.append(line);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+        java.io.OutputStream body = body(ctx);
+        // The stored figures are the CSV's last eight columns (UsageTotals.encode(): jobs .. peak RSS, in
+        // CSV_HEADER's order), so each row is copied together from bytes, nothing parsed or formatted.
+        byte[] buf = new byte[1 << 16];
+        int[] at = {0};
+        write(body, buf, at, (CSV_HEADER + "\n").getBytes(StandardCharsets.US_ASCII));
+        LocalDate[] dayOf = {null};
+        byte[][] dayText = {null};
+        ledger.exportEncoded(window.from(), window.to(), tenant, (day, t, figures) -> {
+            if (!day.equals(dayOf[0])) {
+                dayOf[0] = day;
+                dayText[0] = (day + ",").getBytes(StandardCharsets.US_ASCII);
             }
+            if (at[0] + dayText[0].length + t.length + figures.length + 2 > buf.length) flush(body, buf, at);
+            write(body, buf, at, dayText[0]);
+            write(body, buf, at, t);
+            buf[at[0]++] = ',';
+            write(body, buf, at, figures);
+            buf[at[0]++] = '\n';
         });
-        w.close();
+        flush(body, buf, at);
+        body.close();
+    }
+
+    /** Appends {@code bytes} to {@code buf} (filled up to {@code at[0]}), flushing it to {@code out} first when full. */
+    private static void write(java.io.OutputStream out, byte[] buf, int[] at, byte[] bytes) {
+        if (at[0] + bytes.length > buf.length) {
+            flush(out, buf, at);
+            if (bytes.length > buf.length) {
+                flushBytes(out, bytes, bytes.length);
+                return;
+            }
+        }
+        System.arraycopy(bytes, 0, buf, at[0], bytes.length);
+        at[0] += bytes.length;
+    }
+
+    private static void flush(java.io.OutputStream out, byte[] buf, int[] at) {
+        flushBytes(out, buf, at[0]);
+        at[0] = 0;
+    }
+
+    private static void flushBytes(java.io.OutputStream out, byte[] bytes, int length) {
+        try {
+            out.write(bytes, 0, length);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void json(Context ctx, UsageWindow window, String tenant) throws IOException {
