@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -20,18 +19,13 @@ class RetryAfterTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
+        server = StubHttp.start("/", exchange -> {
             boolean refuse = calls.incrementAndGet() <= refusals;
             byte[] body = (refuse ? "{\"type\":\"https://fairpix.dev/problems/too-many-reads\",\"title\":\"Too many reads\",\"status\":429}" : "{\"state\":\"DONE\"}")
                     .getBytes(StandardCharsets.UTF_8);
             if (refuse && retryAfter != null) exchange.getResponseHeaders().add("Retry-After", retryAfter);
-            exchange.getResponseHeaders().add("Content-Type", refuse ? "application/problem+json" : "application/json");
-            exchange.sendResponseHeaders(refuse ? 429 : 200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
+            StubHttp.respond(exchange, refuse ? 429 : 200, refuse ? "application/problem+json" : "application/json", body);
         });
-        server.start();
     }
 
     @AfterEach
@@ -40,7 +34,7 @@ class RetryAfterTest {
     }
 
     private ApiClient client() {
-        return new ApiClient("http://127.0.0.1:" + server.getAddress().getPort(), "k");
+        return new ApiClient(StubHttp.url(server), "k");
     }
 
     @Test

@@ -7,7 +7,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,16 +28,11 @@ class UsageStreamTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/admin/v1/usage", exchange -> {
+        server = StubHttp.start("/admin/v1/usage", exchange -> {
             boolean csv = exchange.getRequestURI().getQuery().contains("format=csv");
-            byte[] body = (csv ? CSV : "{\"rows\":[]}").getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", csv ? "text/csv; charset=utf-8" : "application/json");
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
+            StubHttp.respond(exchange, 200, csv ? "text/csv; charset=utf-8" : "application/json",
+                    (csv ? CSV : "{\"rows\":[]}").getBytes(StandardCharsets.UTF_8));
         });
-        server.start();
     }
 
     @AfterEach
@@ -47,7 +41,7 @@ class UsageStreamTest {
     }
 
     private String[] args(String output) {
-        return new String[] {"usage", "--url", "http://127.0.0.1:" + server.getAddress().getPort(), "--admin-token", "t", "--output", output};
+        return new String[] {"usage", "--url", StubHttp.url(server), "--admin-token", "t", "--output", output};
     }
 
     @Test
