@@ -74,7 +74,8 @@ final class ProcessorLauncher {
         boolean sandboxed = sandboxed();
         String tmp = sandboxed ? "/tmp" : dir.toString();
         if (sandboxed) {
-            cmd.addAll(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session"));
+            cmd.addAll(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-ipc", "--die-with-parent", "--new-session"));
+            if (ownPids()) cmd.add("--unshare-pid");
             // What a processor sees of the file system: the system's programs and libraries, the few
             // files of /etc the loader and the JVM read, its own code, and a private /tmp; not the
             // rest (/etc's secrets, home directories, a checkout's state, a mounted credentials file).
@@ -262,23 +263,44 @@ final class ProcessorLauncher {
         }
     }
 
-    /** Whether bubblewrap runs here with user, network and pid namespaces and the processors' view of the file system (tried once; logged once when not). */
+    /** Whether bubblewrap runs here with user and network namespaces and the processors' view of the file system (tried once; logged once). */
     static boolean sandboxWorks() {
-        Boolean works = sandboxWorks;
-        if (works != null) return works;
+        probeSandbox();
+        return sandboxWorks;
+    }
+
+    /**
+     * Whether the sandbox also has its own pid namespace and /proc (hiding the worker's
+     * /proc/&lt;pid&gt;/environ). Inside a container whose /proc has masked paths (Docker's default)
+     * the kernel refuses a new /proc mount to an unprivileged user namespace; the sandbox then runs
+     * without one, and the worker says so.
+     */
+    static boolean ownPids() {
+        probeSandbox();
+        return ownPids;
+    }
+
+    private static volatile Boolean ownPids;
+
+    private static void probeSandbox() {
+        if (sandboxWorks != null) return;
         synchronized (ProcessorLauncher.class) {
-            if (sandboxWorks != null) return sandboxWorks;
+            if (sandboxWorks != null) return;
             String why = null;
+            boolean pids = false;
             if (which("bwrap").isEmpty()) {
                 why = "no bwrap on PATH (Debian: apt-get install bubblewrap)";
             } else {
                 try {
-                    List<String> probe = new ArrayList<>(List.of("bwrap", "--unshare-net", "--unshare-user", "--unshare-pid"));
-                    probe.addAll(systemView());
-                    probe.addAll(List.of("--proc", "/proc", "--dev", "/dev", "true"));
-                    Process p = new ProcessBuilder(probe).redirectErrorStream(true).start();
-                    String out = new String(p.getInputStream().readAllBytes()).trim();
-                    if (p.waitFor() != 0) why = "bwrap cannot make user, network and pid namespaces here: " + out;
+                    String withPids = tryBwrap(true);
+                    pids = withPids == null;
+                    if (!pids) {
+                        why = tryBwrap(false);
+                        if (why == null) {
+                            log.warn("processors run in bubblewrap without a pid namespace of their own ({}): they cannot reach the network nor read the worker's files, "
+                                    + "but can read its environment through /proc/<pid>/environ (in Docker, --security-opt systempaths=unconfined lets them have their own)", withPids);
+                        }
+                    }
                 } catch (IOException e) {
                     why = "bwrap does not start: " + e;
                 } catch (InterruptedException e) {
@@ -288,12 +310,24 @@ final class ProcessorLauncher {
             }
             if (why != null) {
                 log.warn("processors run unsandboxed (they can reach the network and read what the worker's user can): {}", why);
-            } else {
+            } else if (pids) {
                 log.info("processors run in bubblewrap: no network, their own pids and /tmp, of the file system only the system's libraries and their code, read-only");
             }
+            ownPids = pids;
             sandboxWorks = why == null;
-            return sandboxWorks;
         }
+    }
+
+    /** Runs {@code true} in the processors' sandbox, with or without a pid namespace: null when it works, else why not. */
+    private static String tryBwrap(boolean pids) throws IOException, InterruptedException {
+        List<String> probe = new ArrayList<>(List.of("bwrap", "--unshare-net", "--unshare-user"));
+        if (pids) probe.add("--unshare-pid");
+        probe.addAll(systemView());
+        probe.addAll(List.of("--proc", "/proc", "--dev", "/dev", "true"));
+        Process p = new ProcessBuilder(probe).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes()).trim();
+        if (p.waitFor() == 0) return null;
+        return "bwrap cannot make user and network namespaces" + (pids ? " and a pid namespace" : "") + " here: " + out;
     }
 
     /** The program's path on PATH, if any. */

@@ -154,8 +154,10 @@ class ProcessorProcessesTest {
             assertThat(thrown).isInstanceOf(Permanent.class).hasFieldOrPropertyWithValue("reason", "test-probe");
             var report = Frames.MAPPER.readTree(thrown.getMessage());
             assertThat(report.path("read").path(credentials.toString()).asText()).as("the credentials file").startsWith("refused");
-            assertThat(report.path("read").path(environ).asText()).as("the worker's environment").startsWith("refused");
-            assertThat(report.path("processesVisible").asLong()).as("its own pid namespace: itself and bubblewrap's init").isBetween(1L, 3L);
+            if (ProcessorLauncher.ownPids()) {
+                assertThat(report.path("read").path(environ).asText()).as("the worker's environment").startsWith("refused");
+                assertThat(report.path("processesVisible").asLong()).as("its own pid namespace: itself and bubblewrap's init").isBetween(1L, 3L);
+            }
         }
     }
 }
