@@ -146,9 +146,11 @@ class SoakIT {
                         long start = System.nanoTime();
                         try {
                             URI uri = URI.create("http://127.0.0.1:" + ingest.get().port() + query);
-                            // Raw HTTP: a 503 during a fault is an answer to count, not a contract break to stop at.
+                            // Raw HTTP: a 503 during a fault is an answer to count, not a contract break to stop at. 60 s:
+                            // past the ingest's longest bounded wait (S3's 30 s call timeout on the original, during an S3
+                            // hang; a 30 s client timeout raced it in the first soak), so "no answer" is a real one.
                             HttpResponse<String> resp = http.send(HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + tenant.getValue())
-                                    .header("Content-Type", "image/jpeg").timeout(Duration.ofSeconds(30))
+                                    .header("Content-Type", "image/jpeg").timeout(Duration.ofSeconds(60))
                                     .POST(HttpRequest.BodyPublishers.ofByteArray(photo)).build(), HttpResponse.BodyHandlers.ofString());
                             String id = resp.statusCode() == 202 ? Json.mapper().readTree(resp.body()).get("id").asText() : null;
                             answers.add(new Answer(tenant.getKey(), start, System.nanoTime(), resp.statusCode(),
@@ -453,6 +455,10 @@ class SoakIT {
         out.append(String.format("[SoakIT] submitted %d; answers by status %s (-1: no answer); accepted %d; dropped by an ingest restart %d%n",
                 all.size(), byStatus, accepted.size(), restartDrops));
         out.append(String.format("[SoakIT] refusals by status and reason %s%n", refusals));
+        List<Answer> slow = all.stream().filter(a -> a.endNanos() - a.startNanos() > 5_000_000_000L)
+                .sorted((x, y) -> Long.compare(y.endNanos() - y.startNanos(), x.endNanos() - x.startNanos())).toList();
+        out.append(String.format("[SoakIT] answers slower than 5 s: %d; slowest %s%n", slow.size(), slow.stream().limit(6)
+                .map(a -> String.format("%d after %.1f s at %.0f s", a.status(), (a.endNanos() - a.startNanos()) / 1e9, (a.startNanos() - t0) / 1e9)).toList()));
         out.append(String.format("[SoakIT] accepted jobs by state %s; lost %d; DONE %d, FAILED %d%n", states, lost,
                 states.getOrDefault(JobState.DONE, 0), states.getOrDefault(JobState.FAILED, 0)));
         out.append(String.format("[SoakIT] completion events %d (records) for %d jobs; jobs with none %d; done twice (2+ event ids) %d%n",
