@@ -40,14 +40,19 @@ import redis.clients.jedis.UnifiedJedis;
  * acknowledgement wait, S3's 10 s attempt timeout. {@code -Dfairpix.it.hang-seconds=300} runs the
  * issue's 5-minute hangs.
  *
- * <p>The three hangs share one backlog: all jobs are submitted before the worker starts, so it holds
+ * <p>The three hangs share one backlog: the jobs are submitted before the worker starts, so it holds
  * them in its partitions (Kafka), and each hang starts as soon as the previous dependency is seen
- * answering again (a job ends DONE after it).
+ * answering again (a job ends DONE after it), once the worker holds at least {@link #BACKLOG} jobs not
+ * done: more are submitted first where it has drained below that.
  */
 class DependencyHangIT {
     static final int HANG_SECONDS = Integer.getInteger("fairpix.it.hang-seconds", 20);
     static final int BACKLOG = 200;
-    /** Jobs submitted: the backlog plus what the worker finishes before and between the hangs (250 left 190 at the third hang in a full run: it drains ~30 jobs after each resume). */
+    /**
+     * Jobs submitted before the worker starts: the backlog plus what it finishes before the first hang.
+     * Before each hang the backlog is topped up to {@link #BACKLOG} (a fixed count alone left 190 at the
+     * third hang of a full run: the worker drains ~30 jobs after each resume, more on a quiet machine).
+     */
     static final int JOBS = Integer.getInteger("fairpix.it.hang-jobs", 300);
 
     /** The stack's processes, in the order they are hung, with what their command line must hold. */
@@ -156,13 +161,13 @@ class DependencyHangIT {
                 int port = masterOf(config.get(Setting.REDIS_URL), com.fairpix.core.redis.RedisKeys.tenant(tenant));
                 processes = Map.of("REDIS_CLUSTER_MASTER_" + port, clusterNode(port));
             }
-            List<String> ids = submit(client, key, jobs);
+            List<String> ids = new ArrayList<>(submit(client, key, jobs));
             System.out.printf("[DependencyHangIT] %d jobs accepted in %.1f s%n", ids.size(), (System.nanoTime() - t0) / 1e9);
 
             worker = Worker.start(config, -1);
             Map<JobState, Integer> states = awaitDoneAtLeast(records, tenant, 1, Duration.ofSeconds(60));
             for (String h : processes.keySet()) {
-                int open = ids.size() - states.getOrDefault(JobState.DONE, 0) - states.getOrDefault(JobState.FAILED, 0);
+                int open = topUp(client, key, ids, records, tenant);
                 System.out.printf("[DependencyHangIT] %.1f s: %s hung for %d s with %d jobs not yet done%n", (System.nanoTime() - t0) / 1e9, h, HANG_SECONDS, open);
                 assertThat(open).as("the backlog the worker holds as %s hangs", h).isGreaterThanOrEqualTo(BACKLOG);
                 hang(processes.get(h), processes.values());
@@ -185,6 +190,22 @@ class DependencyHangIT {
             if (processes != null) for (ProcessHandle p : processes.values()) signal(p, "CONT");
             if (worker != null) worker.stop(Duration.ofSeconds(10));
             redis.close();
+        }
+    }
+
+    /**
+     * Submits more jobs until the tenant has at least {@link #BACKLOG} not done (the worker takes them
+     * into its partitions as they come); returns how many are not done.
+     */
+    private static int topUp(Farm.Client client, String key, List<String> ids, JobStore records, String tenant) throws Exception {
+        while (true) {
+            Map<JobState, Integer> states = count(records, tenant);
+            int open = ids.size() - states.getOrDefault(JobState.DONE, 0) - states.getOrDefault(JobState.FAILED, 0);
+            if (open >= BACKLOG) return open;
+            // A margin for what the worker finishes while these are sent.
+            int more = BACKLOG - open + 20;
+            ids.addAll(submit(client, key, more));
+            System.out.printf("[DependencyHangIT] %d jobs not done, below %d: %d more submitted%n", open, BACKLOG, more);
         }
     }
 
