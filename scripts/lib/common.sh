@@ -31,7 +31,8 @@ ensure_apt_pkg() {
 # A shared library (by its soname, e.g. libheif.so.1) from a Debian package, for code loaded at
 # run time (JNA) rather than a command.
 have_lib() {
-  ldconfig -p 2>/dev/null | grep -q "[[:space:]]$1 " || ls /usr/lib/*/"$1" /usr/lib/"$1" >/dev/null 2>&1
+  # No grep -q: quitting early would end ldconfig with SIGPIPE, a failure under pipefail.
+  ldconfig -p 2>/dev/null | grep "[[:space:]]$1 " >/dev/null || ls /usr/lib/*/"$1" /usr/lib/"$1" >/dev/null 2>&1
 }
 ensure_apt_lib() {
   local lib="$1" pkg="$2"
