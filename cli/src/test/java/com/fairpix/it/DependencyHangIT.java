@@ -272,7 +272,7 @@ class DependencyHangIT {
     }
 
     /** The tenant's records, read from Redis in pages (the test's own reads, not the tenant API's). */
-    private static List<JobRecord> all(JobStore records, String tenant) {
+    static List<JobRecord> all(JobStore records, String tenant) {
         List<JobRecord> out = new ArrayList<>();
         String cursor = null;
         do {
