@@ -53,8 +53,8 @@ public final class ImagePipeline implements ImageProcessor {
     /**
      * Runs a few small jobs (a generated 96×64 JPEG, resized, encoded as JPEG, PNG and WebP) before
      * the first real one: a pipeline's first job otherwise paid 100-200 ms of one-time work (OpenCV's
-     * codecs' set-up, the first interpretation of this code), on its tenant's wait and, since the
-     * worker charges a job's measured CPU past its estimate (TrueUp), on its tenant's bill.
+     * codecs' set-up, the first interpretation of this code), on its tenant's wait and bill. Run
+     * by each processor before its hello; the in-process worker does not (Worker.start says why).
      *
      * @return why a warm-up job failed, if one did (the real jobs will say so too); never throws
      */
