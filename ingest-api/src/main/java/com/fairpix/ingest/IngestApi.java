@@ -42,6 +42,7 @@ import com.fairpix.ingest.http.UploadReader;
 import com.fairpix.ingest.http.RefusalBudget;
 import com.fairpix.ingest.http.ReadBudget;
 import com.fairpix.ingest.http.UploadSlots;
+import com.fairpix.ingest.http.OverShareLane;
 import com.fairpix.ingest.capacity.FarmCapacity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -136,9 +137,10 @@ public final class IngestApi implements AutoCloseable {
         // ingest.max-upload-bytes caps every tenant's maxUploadBytes here, as the worker caps what it reads and writes.
         UploadReader uploads = new UploadReader(settings.uploadDir(), clock, config.longValue(Setting.MAX_UPLOAD_BYTES));
         UploadSlots slots = new UploadSlots(settings.maxUploadsInFlight(), settings.maxTenantUploadsInFlight());
+        OverShareLane lane = new OverShareLane(capacity, config.integer(Setting.INGEST_OVER_SHARE_NICE), settings.maxUploadsInFlight(), registry);
         RefusalBudget refusals = new RefusalBudget(settings.refusalsPerSecond(), settings.refusalBurst(), settings.refusalHold(), nanos, Thread::sleep);
         service.openApi("/openapi/ingest.yaml")
-                .routes(Routes.all(new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots,
+                .routes(Routes.all(new JobController(auth, submitter, jobs, guardedObjects, clock, admission, uploads, slots, lane,
                                 refusals, new ReadBudget(config.decimal(Setting.INGEST_TENANT_READS_PER_SECOND),
                                         config.decimal(Setting.INGEST_TENANT_READ_BURST), nanos),
                                 config.longValue(Setting.INGEST_LIST_MAX_BYTES), specLimits.maxSpecBytes(), registry),
@@ -146,7 +148,7 @@ public final class IngestApi implements AutoCloseable {
                         new WebhooksController(auth, tenantAdmin, webhookAdmin),
                         new StatusController(auth, overload, capacity, pools),
                         new UsageController(auth, admission, com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)), clock)))
-                .stopFirst(sweeper::shutdownNow, capacity, overload, directory)
+                .stopFirst(sweeper::shutdownNow, capacity, overload, directory, lane)
                 .closeLast(producer, objects, admissionRedis, redis);
         return new IngestApi(service.start(host, port, "ingest-api started"), directory, overload, refusals);
     }

@@ -136,7 +136,7 @@ public final class Worker implements AutoCloseable {
             finishers = Executors.newFixedThreadPool(finishingThreads, r -> Thread.ofPlatform().daemon().name("fairpix-finish-" + n.getAndIncrement()).unstarted(() -> {
                 if (nice > 0) {
                     try {
-                        com.fairpix.worker.consume.CpuPriority.lowerCurrentThread(nice);
+                        com.fairpix.core.os.CpuPriority.lowerCurrentThread(nice);
                     } catch (Throwable e) { // a missing native part must not cost the worker its thread
                         log.warn("finishing thread keeps its CPU priority: {}", e.toString());
                     }

@@ -110,6 +110,14 @@ public interface FarmShare {
      */
     default void asked(String pool, String tenant, long costNano) {}
 
+    /**
+     * Whether {@code tenant} asked for more than its guarantee in {@code pool} over the last
+     * refresh's window (its measured demand, admitted and refused, above
+     * {@link Share#guarantee}): a flooding tenant is, a tenant within its share is not. Read per
+     * request, so O(1) from memory; a share that does not measure demand says false.
+     */
+    default boolean overShare(String pool, String tenant) { return false; }
+
     /** A fixed capacity for every pool (a pinned {@code admission.farm-capacity}; 0 = none), guarantees unscaled. */
     static FarmShare fixed(double capacity) {
         Share s = capacity > 0 ? new Share(Math.min(capacity, Limits.MAX_RATE), 1) : Share.NONE;

@@ -5,9 +5,11 @@ import com.fairpix.core.tenant.TenantState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -88,14 +90,21 @@ public final class GuaranteeSharing {
      * @param tenants      tenants with demand in the window (active ones only)
      * @param demand       their total demand, tokens/s (each counted up to its rate)
      * @param top          the {@link #TOP} largest demands, largest first
+     * @param overShare    the tenants asking more than their guarantee now (demand &gt; guarantee): the
+     *                     ones borrowing or refused, a flood among them; at most {@code tenants} ids
      */
-    public record PoolShares(FarmShare.Sharing sharing, FarmShare.Share share, WaterFill.Result fill, int tenants, double demand, List<TenantShare> top) {
+    public record PoolShares(FarmShare.Sharing sharing, FarmShare.Share share, WaterFill.Result fill, int tenants, double demand, List<TenantShare> top,
+                             Set<String> overShare) {
         /** Before any refresh (max-min). */
         public static final PoolShares NONE = none(FarmShare.Sharing.MAX_MIN);
 
+        public PoolShares {
+            overShare = Set.copyOf(overShare);
+        }
+
         /** Before any refresh, with {@code sharing}: guarantees as configured, no demand known. */
         public static PoolShares none(FarmShare.Sharing sharing) {
-            return new PoolShares(sharing, FarmShare.Share.NONE, new WaterFill.Result(1, 0, 0, 0, 0), 0, 0, List.of());
+            return new PoolShares(sharing, FarmShare.Share.NONE, new WaterFill.Result(1, 0, 0, 0, 0), 0, 0, List.of(), Set.of());
         }
     }
 
@@ -174,7 +183,11 @@ public final class GuaranteeSharing {
         }
         WaterFill.Result fill = WaterFill.fill(guaranteeCapacity, rates, demands);
         FarmShare.Share share = sharing == FarmShare.Sharing.MAX_MIN ? FarmShare.Share.maxMin(capacity, guaranteeCapacity, fill.level()) : proportional;
-        return new PoolShares(sharing, share, fill, n, fill.totalDemand(), top(ids, rates, demands, share));
+        Set<String> over = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            if (demands[i] > share.guarantee(rates[i])) over.add(ids.get(i));
+        }
+        return new PoolShares(sharing, share, fill, n, fill.totalDemand(), top(ids, rates, demands, share), over);
     }
 
     private static List<TenantShare> top(List<String> ids, double[] rates, double[] demands, FarmShare.Share share) {

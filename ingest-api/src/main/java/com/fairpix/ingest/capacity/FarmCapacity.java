@@ -161,6 +161,12 @@ public final class FarmCapacity implements FarmShare, AutoCloseable {
         sharing.asked(pool, tenant, costNano);
     }
 
+    /** Whether {@code tenant} asked more than its guarantee in {@code pool} at the last refresh, O(1) (a set lookup). */
+    @Override
+    public boolean overShare(String pool, String tenant) {
+        return view(pool).sharing().overShare().contains(tenant);
+    }
+
     /** The rule guarantees are shared by. */
     public FarmShare.Sharing sharing() { return sharing.sharing(); }
 

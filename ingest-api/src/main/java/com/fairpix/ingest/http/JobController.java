@@ -34,6 +34,7 @@ public final class JobController {
     private final Admission admission;
     private final UploadReader uploads;
     private final UploadSlots slots;
+    private final OverShareLane lane;
     private final RefusalBudget refusals;
     private final ReadBudget reads;
     private final long listMaxBytes;
@@ -44,18 +45,20 @@ public final class JobController {
     /**
      * @param uploads      reads bodies into temporary files within their limits
      * @param slots        this node's caps on uploads in flight
+     * @param lane         where the uploads of tenants over their share are served (background CPU priority)
      * @param refusals     what this node spends on each tenant's refused uploads
      * @param reads        each tenant's read rate on this node ({@code ingest.tenant-reads-per-second})
      * @param listMaxBytes the most bytes of job records in one page ({@code ingest.list-max-bytes})
      * @param specMaxBytes {@code spec.max-bytes}
      */
     public JobController(Authenticator auth, JobSubmitter submitter, JobStore jobs, ObjectStore objects, Clock clock, Admission admission,
-                         UploadReader uploads, UploadSlots slots, RefusalBudget refusals, ReadBudget reads, long listMaxBytes, int specMaxBytes,
+                         UploadReader uploads, UploadSlots slots, OverShareLane lane, RefusalBudget refusals, ReadBudget reads, long listMaxBytes, int specMaxBytes,
                          io.micrometer.core.instrument.MeterRegistry metrics) {
         this.reads = reads;
         this.listMaxBytes = listMaxBytes;
         this.uploads = uploads;
         this.slots = slots;
+        this.lane = lane;
         this.refusals = refusals;
         this.refusalsCharged = metrics.counter(com.fairpix.core.metrics.MetricNames.UPLOAD_REFUSALS, "outcome", "charged");
         this.refusalsThrottled = metrics.counter(com.fairpix.core.metrics.MetricNames.UPLOAD_REFUSALS, "outcome", "throttled");
@@ -74,7 +77,8 @@ public final class JobController {
      * {@code maxUploadBytes} (413 the moment it is passed, chunked or not) and within this node's
      * upload slots (429 for the tenant's, 503 for the node's), and the file is deleted after the answer.
      * A tenant whose uploads this node keeps refusing gets 429 {@code too-many-refusals} before its
-     * body is read ({@link RefusalBudget}).
+     * body is read ({@link RefusalBudget}). A tenant over its share has its upload served on a
+     * background-priority thread ({@link OverShareLane}).
      */
     public void submit(Context ctx) {
         Tenant tenant = auth.tenant(ctx.header("Authorization"));
@@ -85,6 +89,11 @@ public final class JobController {
             refusals.holdBeforeAnswering(tenant.id());
             throw e;
         }
+        lane.serve(ctx, tenant, () -> upload(ctx, tenant));
+    }
+
+    /** The upload and its answer; a refusal charges the tenant's refusal budget by the bytes it read. */
+    private void upload(Context ctx, Tenant tenant) {
         long[] read = {0};
         try {
             submit(ctx, tenant, read);

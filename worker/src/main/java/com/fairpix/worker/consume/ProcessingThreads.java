@@ -1,5 +1,6 @@
 package com.fairpix.worker.consume;
 
+import com.fairpix.core.os.CpuPriority;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.worker.run.JobRunner;
 import com.fairpix.worker.schedule.JobScheduler;

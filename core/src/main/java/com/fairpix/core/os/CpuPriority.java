@@ -1,4 +1,4 @@
-package com.fairpix.worker.consume;
+package com.fairpix.core.os;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
@@ -101,7 +101,7 @@ public final class CpuPriority {
     private static void warnOnce(String why) {
         if (!warned) {
             warned = true;
-            log.warn("processing threads keep normal CPU priority: {}", why);
+            log.warn("background threads keep normal CPU priority: {}", why);
         }
     }
 }
