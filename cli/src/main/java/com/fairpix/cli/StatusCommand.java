@@ -69,11 +69,11 @@ public final class StatusCommand implements Callable<Integer> {
                 Map.Entry<String, JsonNode> e = it.next();
                 for (JsonNode t : e.getValue().path("tenants")) {
                     if (!header) {
-                        out.printf("%n%-6s %-40s %12s %12s %10s  %s%n", "POOL", "TENANT (most demand first)", "DEMAND(t/s)", "GUARANTEE", "RATE", "SHARING");
+                        out.printf("%n%-6s %-40s %12s %12s %10s %-4s  %s%n", "POOL", "TENANT (most demand first)", "DEMAND(t/s)", "GUARANTEE", "RATE", "OVER", "SHARING");
                         header = true;
                     }
-                    out.printf(java.util.Locale.ROOT, "%-6s %-40s %12.2f %12.2f %10.1f  %s, level %.3f%n", e.getKey(), t.path("tenant").asText(),
-                            t.path("demand").asDouble(), t.path("guarantee").asDouble(), t.path("rate").asDouble(),
+                    out.printf(java.util.Locale.ROOT, "%-6s %-40s %12.2f %12.2f %10.1f %-4s  %s, level %.3f%n", e.getKey(), t.path("tenant").asText(),
+                            t.path("demand").asDouble(), t.path("guarantee").asDouble(), t.path("rate").asDouble(), t.path("overShare").asBoolean() ? "yes" : "-",
                             e.getValue().path("guaranteeSharing").asText("-"), e.getValue().path("guaranteeScale").asDouble(1));
                 }
             }

@@ -94,14 +94,15 @@ final class TopCommand implements Callable<Integer> {
             out.println("TOP TENANTS BY DEMAND: - (the ingest API did not answer: --ingest-url or FAIRPIX_URL)");
             return;
         }
-        out.printf("%-5s %-40s %12s %12s %10s   %s%n", "POOL", "TOP TENANTS BY DEMAND", "DEMAND(t/s)", "GUARANTEE", "RATE", "SHARING");
+        // OVER: asking more than its guarantee, its uploads served at background CPU priority.
+        out.printf("%-5s %-40s %12s %12s %10s %-4s  %s%n", "POOL", "TOP TENANTS BY DEMAND", "DEMAND(t/s)", "GUARANTEE", "RATE", "OVER", "SHARING");
         for (var it = status.path("capacity").fields(); it.hasNext(); ) {
             var e = it.next();
             JsonNode c = e.getValue();
             String sharing = String.format(java.util.Locale.ROOT, "%s, level %.3f", c.path("guaranteeSharing").asText("-"), c.path("guaranteeScale").asDouble(1));
             for (JsonNode t : c.path("tenants")) {
-                out.printf(java.util.Locale.ROOT, "%-5s %-40s %12.2f %12.2f %10.1f   %s%n", e.getKey(), t.path("tenant").asText(), t.path("demand").asDouble(),
-                        t.path("guarantee").asDouble(), t.path("rate").asDouble(), sharing);
+                out.printf(java.util.Locale.ROOT, "%-5s %-40s %12.2f %12.2f %10.1f %-4s  %s%n", e.getKey(), t.path("tenant").asText(), t.path("demand").asDouble(),
+                        t.path("guarantee").asDouble(), t.path("rate").asDouble(), t.path("overShare").asBoolean() ? "yes" : "-", sharing);
             }
         }
     }

@@ -39,13 +39,13 @@ class TopFrameTest {
                 """;
         String status = """
                 {"capacity":{"cpu":{"guaranteeSharing":"max-min","guaranteeScale":0.79,
-                  "tenants":[{"tenant":"noisy","rate":200,"demand":400.0,"guarantee":47.4},{"tenant":"quiet1","rate":10,"demand":3.15,"guarantee":7.9}]}}}
+                  "tenants":[{"tenant":"noisy","rate":200,"demand":400.0,"guarantee":47.4,"overShare":true},{"tenant":"quiet1","rate":10,"demand":3.15,"guarantee":7.9,"overShare":false}]}}}
                 """;
         StringWriter out = new StringWriter();
         TopCommand.frame(new PrintWriter(out, true), Json.mapper().readTree(pools), Json.mapper().readTree(status));
         String frame = out.toString();
-        assertThat(frame).containsPattern("cpu\\s+noisy\\s+400\\.00\\s+47\\.40\\s+200\\.0\\s+max-min, level 0\\.790");
-        assertThat(frame).containsPattern("cpu\\s+quiet1\\s+3\\.15\\s+7\\.90\\s+10\\.0");
+        assertThat(frame).containsPattern("cpu\\s+noisy\\s+400\\.00\\s+47\\.40\\s+200\\.0\\s+yes\\s+max-min, level 0\\.790");
+        assertThat(frame).containsPattern("cpu\\s+quiet1\\s+3\\.15\\s+7\\.90\\s+10\\.0\\s+-\\s+max-min");
         assertThat(frame.indexOf("noisy")).isLessThan(frame.indexOf("quiet1"));
     }
 

@@ -53,6 +53,7 @@ public final class StatusController {
             p.put("demand", v.sharing().demand());
             p.put("tenantsWithDemand", v.sharing().tenants());
             p.put("satisfiedTenants", v.sharing().fill().satisfied());
+            p.put("overShareTenants", v.sharing().overShare().size());
             List<Map<String, Object>> top = new java.util.ArrayList<>();
             for (var t : v.sharing().top()) {
                 Map<String, Object> row = new LinkedHashMap<>();
@@ -60,6 +61,7 @@ public final class StatusController {
                 row.put("rate", t.rate());
                 row.put("demand", t.demand());
                 row.put("guarantee", t.guarantee());
+                row.put("overShare", v.sharing().overShare().contains(t.tenant()));
                 top.add(row);
             }
             p.put("tenants", top);
