@@ -29,6 +29,7 @@ public final class Operations {
             Operation.Grayscale.TYPE,
             Operation.Watermark.TYPE,
             Operation.Background.TYPE,
+            Modulate.TYPE,
             Operation.Encode.TYPE);
 
     private static final Map<String, OperationType<?>> BY_NAME = new HashMap<>();

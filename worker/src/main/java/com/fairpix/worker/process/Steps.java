@@ -1,5 +1,6 @@
 package com.fairpix.worker.process;
 
+import com.fairpix.core.job.Modulate;
 import com.fairpix.core.job.Operation;
 import com.fairpix.core.job.OperationType;
 import com.fairpix.core.job.Operations;
@@ -65,6 +66,7 @@ final class Steps {
             c.background = op.bgr();
             return m;
         });
+        register(Modulate.TYPE, (m, op, c) -> ModulateStep.apply(m, op, c.deadline));
     }
 
     private static <T extends Operation> void register(OperationType<T> type, Step<T> step) {
