@@ -114,10 +114,15 @@ class ModulateTest {
     }
 
     @Test
-    void stripsJoinIntoTheOneCallResult() {
-        Mat noise = StepImages.noise(50, 41, 9);
+    void stripsJoinIntoTheOneCallResultWithAndWithoutAlpha() {
         Modulate op = new Modulate(1.3, 0.7, 45, -5);
-        assertThat(StepImages.same(ModulateStep.apply(noise, op, Deadline.none(), 7), ModulateStep.apply(noise, op, Deadline.none(), 41))).isTrue();
+        for (Mat image : List.of(StepImages.noise(50, 41, 9), FilterStepsTest.withAlpha(StepImages.noise(50, 41, 10), 200))) {
+            Mat strips = ModulateStep.apply(image, op, Deadline.none(), 7);
+            assertThat(StepImages.same(strips, ModulateStep.apply(image, op, Deadline.none(), 41))).isTrue();
+            // Each strip was written into the result (a last strip of 41 − 35 = 6 rows included), not left blank.
+            assertThat(Core.mean(strips.submat(35, 41, 0, 50)).val[0]).isGreaterThan(50);
+            if (image.channels() == 4) assertThat(StepImages.at(strips, 49, 40)[3]).isEqualTo(200);
+        }
     }
 
     @Test
