@@ -105,28 +105,22 @@ public final class JobCost {
     /**
      * The largest JPEG scale denominator (1, 2, 4, 8) that keeps the decoded image at least as large
      * as every variant needs (libjpeg's shrink-on-load). A variant needs the full size when it has no
-     * resize, or when a step measured in source pixels (crop, blur, sharpen, watermark) comes before
-     * its first resize.
+     * resampling step ({@link OperationType#scales}, a resize), or when a step that
+     * {@link OperationType#worksInSourcePixels works in source pixels} (crop, blur, sharpen,
+     * watermark) comes before it. Steps on the way change the size as their geometry says (rotate).
      */
     public static int jpegReduction(ImageHeader header, JobSpec spec) {
         double allowed = 8;
         for (List<Operation> ops : spec.variants().values()) {
-            int w = header.displayWidth(), h = header.displayHeight();
-            Operation.Resize resize = null;
+            OutputSize.Estimate size = new OutputSize.Estimate(header.displayWidth(), header.displayHeight(), 0, 0);
+            double[] s = null;
             for (Operation op : ops) {
-                if (op instanceof Operation.Resize r) {
-                    resize = r;
-                    break;
-                }
-                if (op instanceof Operation.Rotate r && r.angle() != 180) {
-                    int t = w;
-                    w = h;
-                    h = t;
-                }
-                if (op instanceof Operation.Crop || op instanceof Operation.Blur || op instanceof Operation.Sharpen || op instanceof Operation.Watermark) break;
+                OperationType<?> type = Operations.of(op);
+                s = type.scalesOf(op, size.width(), size.height());
+                if (s != null || type.worksInSourcePixels()) break;
+                size = type.geometryOf(op, size);
             }
-            if (resize == null) return 1;
-            double[] s = resize.scales(w, h);
+            if (s == null) return 1;
             allowed = Math.min(allowed, 1.0 / Math.max(s[0], s[1]));
         }
         int w = header.width(), h = header.height();

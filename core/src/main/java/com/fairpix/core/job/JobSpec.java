@@ -41,9 +41,6 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
      * header ({@link #resolveAuto}); a job never reaches a worker with it.
      */
     public static final String AUTO = "auto";
-    private static final Pattern COLOUR = Pattern.compile("#[0-9a-f]{6}");
-    private static final List<String> OPS = List.of("resize", "crop", "rotate", "flip", "flop", "blur", "sharpen",
-            "grayscale", "watermark", "background", "encode");
 
     /**
      * This spec with every {@code auto} encode replaced by the best format the client accepts:
@@ -198,216 +195,18 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
                 continue;
             }
             String name = op.get("op").asText();
-            Operation parsed = switch (name) {
-                case "resize" -> resize(op, at, limits, errors);
-                case "crop" -> {
-                    unknownMembers(op, at, Set.of("op", "left", "top", "width", "height"), errors);
-                    Integer left = integer(op, "left", 0, MAX_SIDE - 1, 0, at, errors);
-                    Integer top = integer(op, "top", 0, MAX_SIDE - 1, 0, at, errors);
-                    Integer w = side(op, "width", limits, at, errors);
-                    Integer h = side(op, "height", limits, at, errors);
-                    if (w == null || h == null) {
-                        errors.add(at + ": crop needs width and height (pixels)");
-                        yield null;
-                    }
-                    boxPixels(w, h, limits, at, "crop", errors);
-                    yield left == null || top == null ? null : new Operation.Crop(left, top, w, h);
-                }
-                case "rotate" -> {
-                    unknownMembers(op, at, Set.of("op", "angle"), errors);
-                    JsonNode a = op.get("angle");
-                    if (a == null || !a.isInt() || !Set.of(90, 180, 270).contains(a.asInt())) {
-                        errors.add(at + ": rotate needs angle 90, 180 or 270 (degrees clockwise)");
-                        yield null;
-                    }
-                    yield new Operation.Rotate(a.asInt());
-                }
-                case "flip" -> {
-                    unknownMembers(op, at, Set.of("op"), errors);
-                    yield new Operation.Flip();
-                }
-                case "flop" -> {
-                    unknownMembers(op, at, Set.of("op"), errors);
-                    yield new Operation.Flop();
-                }
-                case "grayscale", "greyscale" -> {
-                    unknownMembers(op, at, Set.of("op"), errors);
-                    yield new Operation.Grayscale();
-                }
-                case "blur" -> {
-                    unknownMembers(op, at, Set.of("op", "sigma"), errors);
-                    Double sigma = number(op, "sigma", 0.3, limits.maxBlurSigma(), null, at, errors);
-                    if (sigma == null && !op.has("sigma")) errors.add(at + ": blur needs sigma (pixels, 0.3–" + fmt(limits.maxBlurSigma()) + ")");
-                    yield sigma == null ? null : new Operation.Blur(sigma);
-                }
-                case "sharpen" -> {
-                    unknownMembers(op, at, Set.of("op", "sigma", "amount"), errors);
-                    Double sigma = number(op, "sigma", 0.3, 10, 1.0, at, errors);
-                    Double amount = number(op, "amount", 0, 10, 1.0, at, errors);
-                    yield sigma == null || amount == null ? null : new Operation.Sharpen(sigma, amount);
-                }
-                case "watermark" -> watermark(op, at, tenant, limits, errors);
-                case "background" -> {
-                    unknownMembers(op, at, Set.of("op", "colour", "color"), errors);
-                    JsonNode c = op.has("colour") ? op.get("colour") : op.get("color");
-                    String v = c == null ? "" : c.asText().toLowerCase(Locale.ROOT);
-                    if (!COLOUR.matcher(v).matches()) {
-                        errors.add(at + ": background needs colour as #rrggbb");
-                        yield null;
-                    }
-                    yield new Operation.Background(v);
-                }
-                case "encode" -> {
-                    if (i != node.size() - 1) errors.add(at + ": encode must be the last operation of a variant");
-                    yield encode(op, at, errors);
-                }
-                default -> {
-                    errors.add(at + ": unknown op '" + name + "' (known: " + String.join(", ", OPS) + ")");
-                    yield null;
-                }
-            };
+            OperationType<?> type = Operations.named(name);
+            if (type == null) {
+                errors.add(at + ": unknown op '" + name + "' (known: " + String.join(", ", Operations.names()) + ")");
+                continue;
+            }
+            Operation parsed = type.parse(new OperationInput(type, op, at, tenant, limits, errors, i == node.size() - 1));
             if (parsed != null) ops.add(parsed);
         }
         if (!ops.isEmpty() && !(ops.get(ops.size() - 1) instanceof Operation.Encode)) {
             ops.add(new Operation.Encode("jpeg", DEFAULT_QUALITY));
         }
         return ops;
-    }
-
-    private static Operation.Resize resize(JsonNode op, String at, SpecLimits limits, List<String> errors) {
-        Integer w = side(op, "width", limits, at, errors);
-        Integer h = side(op, "height", limits, at, errors);
-        if (w == null && h == null && !op.has("width") && !op.has("height")) errors.add(at + ": resize needs width or height (pixels)");
-        Operation.Fit fit = Operation.Fit.CONTAIN;
-        if (op.has("fit")) {
-            try {
-                fit = Operation.Fit.valueOf(op.get("fit").asText().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException ex) {
-                errors.add(at + ": fit must be one of contain, cover, fill, inside, outside");
-            }
-        }
-        // A side given but refused (over the limits) was already reported: only a side not given is missing.
-        if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && (!op.has("width") || !op.has("height"))) {
-            errors.add(at + ": fit " + fit.id() + " needs both width and height");
-        } else if ((fit == Operation.Fit.COVER || fit == Operation.Fit.FILL) && !bool(op, "withoutEnlargement", at, new ArrayList<>())) {
-            // cover and fill make exactly the box (unless they may not enlarge): too many pixels whatever the source
-            boxPixels(w, h, limits, at, "resize " + fit.id(), errors);
-        }
-        Operation.Gravity gravity = gravity(op, at, errors);
-        if (op.has("gravity") && fit != Operation.Fit.COVER) errors.add(at + ": gravity applies only to fit cover");
-        boolean noEnlarge = bool(op, "withoutEnlargement", at, errors);
-        unknownMembers(op, at, Set.of("op", "width", "height", "fit", "withoutEnlargement", "gravity"), errors);
-        return new Operation.Resize(w, h, fit, noEnlarge, gravity);
-    }
-
-    private static Operation.Watermark watermark(JsonNode op, String at, String tenant, SpecLimits limits, List<String> errors) {
-        unknownMembers(op, at, Set.of("op", "key", "gravity", "opacity", "scale", "margin"), errors);
-        String key = op.hasNonNull("key") ? op.get("key").asText() : "";
-        String prefix = tenant == null ? "tenants/" : "tenants/" + tenant + "/";
-        boolean ok = true;
-        if (key.isEmpty()) {
-            errors.add(at + ": watermark needs key, the S3 key of an image under " + prefix);
-            ok = false;
-        } else if (utf8Length(key) > limits.maxKeyLength()) {
-            // S3 limits keys in UTF-8 bytes, so does the setting.
-            errors.add(at + ": watermark key is " + utf8Length(key) + " bytes; at most " + limits.maxKeyLength() + " (" + Setting.SPEC_MAX_KEY_LENGTH.key() + ")");
-            ok = false;
-        } else if (key.chars().anyMatch(ch -> com.fairpix.core.log.LogSafe.isControl((char) ch))) {
-            errors.add(at + ": watermark key must not contain control characters");
-            ok = false;
-        } else if (!key.startsWith(prefix) || key.contains("..") || key.contains("//") || key.contains("\\")) {
-            // A tenant may only overlay its own objects; never another tenant's originals or results.
-            errors.add(at + ": watermark key must lie under the tenant's own prefix " + prefix);
-            ok = false;
-        }
-        Operation.Gravity gravity = op.has("gravity") ? gravity(op, at, errors) : Operation.Gravity.SOUTHEAST;
-        Double opacity = number(op, "opacity", 0, 1, 0.5, at, errors);
-        Double scale = number(op, "scale", 0.01, 1, 0.25, at, errors);
-        Integer margin = integer(op, "margin", 0, 1000, 10, at, errors);
-        if (!ok || gravity == null || opacity == null || scale == null || margin == null) return null;
-        return new Operation.Watermark(key, gravity, opacity, scale, margin);
-    }
-
-    private static Operation.Encode encode(JsonNode op, String at, List<String> errors) {
-        unknownMembers(op, at, Set.of("op", "format", "quality", "progressive", "compression", "lossless", "speed"), errors);
-        String format = op.has("format") ? op.get("format").asText().toLowerCase(Locale.ROOT) : "";
-        if (format.equals("jpg")) format = "jpeg";
-        if (!OUTPUT_FORMATS.contains(format) && !format.equals(AUTO)) errors.add(at + ": format must be one of " + String.join(", ", com.fairpix.core.image.ImageFormat.WRITABLE_IDS) + ", " + AUTO);
-        int quality = DEFAULT_QUALITY;
-        if (op.has("quality")) {
-            JsonNode q = op.get("quality");
-            if (!q.isInt() || q.asInt() < 1 || q.asInt() > 100) errors.add(at + ": quality must be an integer 1–100");
-            else quality = q.asInt();
-        }
-        boolean progressive = bool(op, "progressive", at, errors);
-        if (progressive && !format.equals("jpeg")) errors.add(at + ": progressive applies only to jpeg");
-        Integer compression = integer(op, "compression", 0, 9, Operation.Encode.DEFAULT_PNG_COMPRESSION, at, errors);
-        if (op.has("compression") && !format.equals("png")) errors.add(at + ": compression applies only to png");
-        boolean lossless = bool(op, "lossless", at, errors);
-        if (lossless && !format.equals("webp")) errors.add(at + ": lossless applies only to webp");
-        Integer speed = integer(op, "speed", 1, 9, Operation.Encode.DEFAULT_AVIF_SPEED, at, errors);
-        if (op.has("speed") && !format.equals("avif")) errors.add(at + ": speed applies only to avif");
-        return new Operation.Encode(format, quality, progressive, compression == null ? Operation.Encode.DEFAULT_PNG_COMPRESSION : compression, lossless,
-                speed == null ? Operation.Encode.DEFAULT_AVIF_SPEED : speed);
-    }
-
-    private static Operation.Gravity gravity(JsonNode op, String at, List<String> errors) {
-        if (!op.has("gravity")) return Operation.Gravity.CENTRE;
-        Operation.Gravity g = Operation.Gravity.parse(op.get("gravity").asText());
-        if (g == null) errors.add(at + ": gravity must be one of centre, north, northeast, east, southeast, south, southwest, west, northwest, smart");
-        return g;
-    }
-
-    private static boolean bool(JsonNode op, String member, String at, List<String> errors) {
-        if (!op.has(member) || op.get(member).isNull()) return false;
-        if (!op.get(member).isBoolean()) {
-            errors.add(at + ": " + member + " must be true or false");
-            return false;
-        }
-        return op.get(member).asBoolean();
-    }
-
-    private static Integer integer(JsonNode op, String member, int min, int max, Integer dflt, String at, List<String> errors) {
-        if (!op.has(member)) return dflt;
-        JsonNode v = op.get(member);
-        if (!v.isInt() || v.asInt() < min || v.asInt() > max) {
-            errors.add(at + ": " + member + " must be an integer " + min + "–" + max);
-            return null;
-        }
-        return v.asInt();
-    }
-
-    private static Double number(JsonNode op, String member, double min, double max, Double dflt, String at, List<String> errors) {
-        if (!op.has(member)) return dflt;
-        JsonNode v = op.get(member);
-        if (!v.isNumber() || !(v.asDouble() >= min && v.asDouble() <= max)) {
-            errors.add(at + ": " + member + " must be a number " + fmt(min) + "–" + fmt(max));
-            return null;
-        }
-        return v.asDouble();
-    }
-
-    private static String fmt(double d) {
-        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
-    }
-
-    private static Integer side(JsonNode op, String member, SpecLimits limits, String at, List<String> errors) {
-        if (!op.has(member) || op.get(member).isNull()) return null;
-        JsonNode v = op.get(member);
-        int max = Math.min(MAX_SIDE, limits.maxOutputSide());
-        if (!v.isInt() || v.asInt() < 1 || v.asInt() > max) {
-            errors.add(at + ": " + member + " must be an integer 1–" + max + " (pixels)");
-            return null;
-        }
-        return v.asInt();
-    }
-
-    private static void boxPixels(Integer w, Integer h, SpecLimits limits, String at, String what, List<String> errors) {
-        if (w == null || h == null) return;
-        long px = (long) w * h;
-        if (px > limits.maxOutputPixels()) {
-            errors.add(at + ": " + what + " " + w + "x" + h + " = " + px + " pixels; at most " + limits.maxOutputPixels() + " pixels per image");
-        }
     }
 
     /**
@@ -429,7 +228,8 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
         return problems;
     }
 
-    private static int utf8Length(String s) {
+    /** Length of {@code s} in UTF-8, bytes (S3 keys and the spec limit count bytes). */
+    static int utf8Length(String s) {
         int n = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -451,12 +251,6 @@ public record JobSpec(Map<String, List<Operation>> variants, String pool, String
                 "The job spec is " + (bytes < 0 ? "over " + max : Long.toString(bytes)) + " bytes; at most " + max + " bytes are accepted (" + Setting.SPEC_MAX_BYTES.key() + ").")
                 .with("limit", max)
                 .stopReading(); // the rest of a streamed body is not wanted
-    }
-
-    private static void unknownMembers(JsonNode op, String at, Set<String> known, List<String> errors) {
-        op.fieldNames().forEachRemaining(f -> {
-            if (!known.contains(f)) errors.add(at + ": unknown member '" + f + "'");
-        });
     }
 
     private static Rejected invalid(List<String> errors) {

@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * The sizes a variant's steps make from a source of known size, computed before anything is
- * decoded: the same arithmetic as the worker's resize fits (sharp's contain, cover, fill, inside,
- * outside), crop clipping and rotation. Used at submission to refuse a job whose output (or any
+ * decoded: each operation's {@link OperationType#geometry} (the same arithmetic as the worker's
+ * resize fits, crop clipping and rotation), in order. Used at submission to refuse a job whose output (or any
  * intermediate image) is over the limits, and to charge for output pixels.
  */
 public final class OutputSize {
@@ -23,6 +23,16 @@ public final class OutputSize {
         public long pixels() {
             return width * height;
         }
+
+        /** The image after a step that makes it {@code w × h} pixels: the new size, held in the peak and largest side. */
+        public Estimate then(long w, long h) {
+            return new Estimate(w, h, Math.max(peakPixels, w * h), Math.max(largestSide, Math.max(w, h)));
+        }
+
+        /** This size, having held a {@code w × h} image on the way (cover's scaled copy before its crop). */
+        public Estimate holding(long w, long h) {
+            return new Estimate(width, height, Math.max(peakPixels, w * h), Math.max(largestSide, Math.max(w, h)));
+        }
     }
 
     /** Every variant's estimate, in spec order. {@code width × height} is the source as displayed (EXIF-upright). */
@@ -32,48 +42,15 @@ public final class OutputSize {
         return out;
     }
 
-    /** One variant's estimate. */
+    /** One variant's estimate: each step's {@link OperationType#geometry}, in order. */
     public static Estimate of(List<Operation> ops, int width, int height) {
         long w = Math.max(1, width), h = Math.max(1, height);
-        long peak = w * h;
-        long side = Math.max(w, h);
+        Estimate e = new Estimate(w, h, w * h, Math.max(w, h));
         for (Operation op : ops) {
-            switch (op) {
-                case Operation.Resize r -> {
-                    double[] s = r.scales(w, h);
-                    if (r.fit() == Operation.Fit.COVER) {
-                        // cover scales first (this intermediate can be far larger than the box), then crops
-                        long sw = Math.max(1, (long) Math.ceil(w * s[0] - 1e-9));
-                        long sh = Math.max(1, (long) Math.ceil(h * s[1] - 1e-9));
-                        peak = Math.max(peak, sw * sh);
-                        side = Math.max(side, Math.max(sw, sh));
-                        w = Math.min(r.width(), sw);
-                        h = Math.min(r.height(), sh);
-                    } else {
-                        boolean exact = r.fit() == Operation.Fit.FILL && !r.withoutEnlargement();
-                        long nw = exact && r.width() != null ? r.width() : Math.max(1, Math.round(w * s[0]));
-                        long nh = exact && r.height() != null ? r.height() : Math.max(1, Math.round(h * s[1]));
-                        w = nw;
-                        h = nh;
-                    }
-                }
-                case Operation.Crop c -> {
-                    long x0 = Math.min(c.left(), w), y0 = Math.min(c.top(), h);
-                    w = Math.max(1, Math.min((long) c.left() + c.width(), w) - x0);
-                    h = Math.max(1, Math.min((long) c.top() + c.height(), h) - y0);
-                }
-                case Operation.Rotate r -> {
-                    if (r.angle() == 90 || r.angle() == 270) {
-                        long t = w;
-                        w = h;
-                        h = t;
-                    }
-                }
-                default -> { }
-            }
-            peak = Math.max(peak, w * h);
-            side = Math.max(side, Math.max(w, h));
+            e = Operations.of(op).geometryOf(op, e);
+            // Whatever a step's geometry counted, the image it leaves is held too.
+            e = e.then(e.width(), e.height());
         }
-        return new Estimate(w, h, peak, side);
+        return e;
     }
 }

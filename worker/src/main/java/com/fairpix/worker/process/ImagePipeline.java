@@ -4,6 +4,7 @@ import com.fairpix.core.error.Permanent;
 import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.job.Operation;
+import com.fairpix.core.job.Operations;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,7 +15,8 @@ import org.opencv.core.Mat;
 
 /**
  * One job's image work: plan the decode from the header, reserve native memory for it, decode
- * once, then for each variant apply its operations in order on the shared source, and encode. The
+ * once, then for each variant apply its operations in order on the shared source ({@link Steps},
+ * one per registered {@link com.fairpix.core.job.OperationType}), and encode. The
  * time limit is checked between steps. Every intermediate Mat is released as soon as it is used,
  * since pixel memory is native and outside the Java heap.
  */
@@ -157,46 +159,29 @@ public final class ImagePipeline implements ImageProcessor {
         }
     }
 
-    /** Pixels of the largest box any resize asks for (0 when none), for the memory estimate. */
+    /**
+     * Pixels of the largest image any step asks for whatever the source (a resize's box:
+     * {@link com.fairpix.core.job.OperationType#reservedOutputPixels}), 0 when none, for the memory estimate.
+     */
     static long largestOutput(JobSpec spec) {
         long max = 0;
         for (List<Operation> ops : spec.variants().values()) {
-            for (Operation op : ops) {
-                if (op instanceof Operation.Resize r) {
-                    long w = r.width() == null ? r.height() : r.width();
-                    long h = r.height() == null ? r.width() : r.height();
-                    max = Math.max(max, w * h * (r.fit() == Operation.Fit.OUTSIDE || r.fit() == Operation.Fit.COVER ? 2 : 1));
-                }
-            }
+            for (Operation op : ops) max = Math.max(max, Operations.of(op).reservedOutputPixelsOf(op));
         }
         return max;
     }
 
     private static Output render(Mat source, List<Operation> ops, Deadline deadline, java.util.function.Function<String, Mat> watermarks) {
         Mat current = source;
-        int[] background = Flatten.WHITE;
+        Steps.Context context = new Steps.Context(deadline, watermarks);
         try {
             for (Operation op : ops) {
-                deadline.check(op.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
+                deadline.check(Operations.of(op).name());
+                // encode ends the variant: it makes bytes, with the background the steps before it chose.
                 if (op instanceof Operation.Encode e) {
-                    return new Output(Encode.apply(current, e, background), e, current.cols(), current.rows());
+                    return new Output(Encode.apply(current, e, context.background), e, current.cols(), current.rows());
                 }
-                Mat next = switch (op) {
-                    case Operation.Resize r -> Resize.apply(current, r);
-                    case Operation.Crop c -> Crop.apply(current, c);
-                    case Operation.Rotate r -> Rotate.apply(current, r);
-                    case Operation.Flip f -> Mirror.flip(current);
-                    case Operation.Flop f -> Mirror.flop(current);
-                    case Operation.Blur b -> Blur.apply(current, b, deadline);
-                    case Operation.Sharpen s -> Sharpen.apply(current, s, deadline);
-                    case Operation.Grayscale g -> Grayscale.apply(current);
-                    case Operation.Watermark w -> Watermark.apply(current, watermarks.apply(w.key()), w);
-                    case Operation.Background b -> {
-                        background = b.bgr();
-                        yield current;
-                    }
-                    case Operation.Encode e -> throw new IllegalStateException("handled above");
-                };
+                Mat next = Steps.apply(current, op, context);
                 if (next != current && current != source) current.release();
                 current = next;
             }
