@@ -8,7 +8,7 @@ import com.fairpix.core.json.Json;
 import com.fairpix.core.resilience.Dependency;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
-import com.fairpix.worker.consume.CpuPriority;
+import com.fairpix.worker.run.CpuPriority;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package com.fairpix.worker.processor;
 import com.fairpix.core.error.Permanent;
 import com.fairpix.core.error.RetryLater;
 import com.fairpix.core.job.JobSpec;
-import com.fairpix.worker.consume.CpuPriority;
+import com.fairpix.worker.run.CpuPriority;
 import com.fairpix.worker.process.Assets;
 import com.fairpix.worker.process.ImageProcessor;
 import java.io.IOException;

@@ -49,7 +49,7 @@ class ProcessorPoolIT {
     void threadNicesPutTheSharedThreadsAtTheSharedNiceAndTheReservedAtTheWorkers() {
         ProcessorProcesses processors = ProcessorProcesses.start(3, 100_000_000, Duration.ofSeconds(5), 256L << 20, 256, false);
         try {
-            Integer own = com.fairpix.worker.consume.CpuPriority.currentThreadNice();
+            Integer own = com.fairpix.worker.run.CpuPriority.currentThreadNice();
             int base = own == null ? 0 : own;
             assertThat(processors.threadNices(2, 10, 1)).containsExactly(Math.max(base, 10), Math.max(base, 10), base);
             assertThat(processors.threadNices(1, 0, 2)).containsExactly(base, base, base);

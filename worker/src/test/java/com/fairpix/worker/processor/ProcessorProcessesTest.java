@@ -76,7 +76,7 @@ class ProcessorProcessesTest {
         java.util.concurrent.atomic.AtomicReference<Object> seen = new java.util.concurrent.atomic.AtomicReference<>();
         Thread t = Thread.ofPlatform().start(() -> {
             try {
-                if (!com.fairpix.worker.consume.CpuPriority.lowerCurrentThread(10)) {
+                if (!com.fairpix.worker.run.CpuPriority.lowerCurrentThread(10)) {
                     seen.set("cannot lower a thread's priority here");
                     return;
                 }
@@ -86,7 +86,7 @@ class ProcessorProcessesTest {
                 now.removeAll(before);
                 // (Another new one may be a background replacement of one an earlier test's crash killed.)
                 seen.set(now.isEmpty() ? "no new processor" : now.stream()
-                        .map(pid -> com.fairpix.worker.consume.CpuPriority.niceOf(java.nio.file.Path.of("/proc", pid.toString(), "stat"))).toList());
+                        .map(pid -> com.fairpix.worker.run.CpuPriority.niceOf(java.nio.file.Path.of("/proc", pid.toString(), "stat"))).toList());
             } catch (Exception e) {
                 seen.set(e);
             }

@@ -1,4 +1,4 @@
-package com.fairpix.worker.consume;
+package com.fairpix.worker.run;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
