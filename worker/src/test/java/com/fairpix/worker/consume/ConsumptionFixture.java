@@ -126,6 +126,19 @@ final class ConsumptionFixture {
         }
     }
 
+    /** Plays the processing threads: takes the buffered job of {@code tp} at {@code offset} and reports that it must run again. */
+    void redeliver(TopicPartition tp, long offset) {
+        List<Delivery> taken = scheduler.drainIf(d -> d.partition().equals(tp) && d.offset() == offset);
+        if (taken.size() != 1) throw new IllegalStateException(offset + " not buffered on " + tp);
+        consumer.feedback().taken(taken.get(0));
+        consumer.feedback().completed(taken.get(0), false);
+    }
+
+    /** Hands the main cursor the records of {@code tp} from {@code from} on again, as the broker would after a seek. */
+    void replay(TopicPartition tp, long from) {
+        for (ConsumerRecord<String, byte[]> r : log.getOrDefault(tp, List.of())) if (r.offset() >= from) kafka.addRecord(r);
+    }
+
     /** Plays the processing threads: finishes every buffered job. */
     void finishAll() {
         for (Delivery d : scheduler.drainIf(d -> true)) {
