@@ -51,6 +51,7 @@ public final class JobConsumer implements AutoCloseable {
 
     /** The threads that run what this consumer buffers, as it starts, watches and stops them. */
     public interface Processing {
+        /** Starts the threads; called from {@link JobConsumer#start}, whose thread's CPU priority they inherit. */
         void start();
 
         /** Takes no new job; lets running ones finish until {@code untilNanos} (on the nanosecond clock), then interrupts. */
