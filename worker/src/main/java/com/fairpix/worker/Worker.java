@@ -20,16 +20,20 @@ import com.fairpix.worker.consume.HeldJobs;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import com.fairpix.worker.consume.CatchUp;
+import com.fairpix.worker.consume.Delivery;
 import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.notify.EventPublisher;
 import com.fairpix.worker.process.ImagePipeline;
 import com.fairpix.worker.process.NativeMemoryBudget;
 import com.fairpix.worker.run.JobRunner;
+import com.fairpix.worker.run.ProcessingThreads;
 import com.fairpix.core.metrics.TenantTags;
 import com.fairpix.worker.schedule.FairnessMeter;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import com.fairpix.worker.store.ResultWriter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -151,7 +155,7 @@ public final class Worker implements AutoCloseable {
         java.util.function.ToDoubleFunction<String> weights = tenant -> lookup(directory, tenant).map(Tenant::weight).orElse(1.0);
         int threads = settings.consume().sharedThreads();
         int reservedThreads = settings.consume().reservedThreads();
-        JobScheduler<JobConsumer.Delivery> scheduler = settings.scheduler().create(weights,
+        JobScheduler<Delivery> scheduler = settings.scheduler().create(weights,
                 tenant -> lookup(directory, tenant).map(Tenant::maxConcurrentJobs).orElse(Integer.MAX_VALUE), threads, reservedThreads);
         HeldJobs heldJobs = new HeldJobs(redis, producer, clientId);
         java.util.function.Predicate<String> held = tenant -> lookup(directory, tenant).map(t -> t.state() == TenantState.SUSPENDED).orElse(false);
@@ -170,9 +174,9 @@ public final class Worker implements AutoCloseable {
             }
         }, 5, 5, TimeUnit.SECONDS);
         FairnessMeter fairness = new FairnessMeter(weights);
-        com.fairpix.worker.consume.ServiceRate serviceRate = new com.fairpix.worker.consume.ServiceRate();
-        com.fairpix.worker.consume.SaturatedThroughput saturated = new com.fairpix.worker.consume.SaturatedThroughput(nanos.getAsLong());
-        JobConsumer.Listener listener = (tenant, cost, seconds) -> {
+        com.fairpix.worker.capacity.ServiceRate serviceRate = new com.fairpix.worker.capacity.ServiceRate();
+        com.fairpix.worker.capacity.SaturatedThroughput saturated = new com.fairpix.worker.capacity.SaturatedThroughput(nanos.getAsLong());
+        ProcessingThreads.Listener listener = (tenant, cost, seconds) -> {
             fairness.served(tenant, cost);
             serviceRate.observe(cost, seconds);
             saturated.completed(cost);
@@ -203,17 +207,24 @@ public final class Worker implements AutoCloseable {
                 .description("Jain's index over backlogged tenants' weight-normalised service in the last 60 s window").register(registry);
         Properties consumerProps = KafkaSupport.consumerProperties(bootstrap, Topics.workerGroup(pool), clientId, 100);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) settings.maxPollInterval().toMillis());
-        JobConsumer consumer = new JobConsumer(consumerProps, Topics.jobs(pool), settings.consume(), scheduler, runner, events, held, heldJobs, listener,
-                clock, nanos);
+        // The consumer and the catch-up's own consumer are built here and handed in, so the consumption's
+        // parts run on a MockConsumer and a fake fetcher in tests.
+        JobConsumer consumer = new JobConsumer(new KafkaConsumer<>(consumerProps), CatchUp.kafka(consumerProps, 100, nanos), Topics.jobs(pool),
+                settings.consume(), scheduler, events, held, heldJobs, clock, nanos);
+        ProcessingThreads processing = new ProcessingThreads(scheduler,
+                (m, attempt, at, slot) -> runner.run(m, attempt, at, slot == JobScheduler.Slot.RESERVED), held, consumer.feedback(), listener,
+                dependencyDown, threads, reservedThreads, settings.consume().sharedNice(), nanos)
+                .abandonAfter(settings.consume().abandonAfter(), runner::abandon);
+        consumer.processedBy(processing);
         Gauge.builder(MetricNames.JOBS_BUFFERED, consumer::buffered).tag("pool", pool).description("jobs buffered in the worker's scheduler, waiting for a processing thread").register(registry);
         ReadAheadMetrics.bind(consumer, registry, pool, tenantTags, clock, housekeeping);
-        housekeeping.scheduleAtFixedRate(() -> saturated.sample(consumer.buffered() > 0 && consumer.runningShared() >= capacityThreads, nanos.getAsLong()),
+        housekeeping.scheduleAtFixedRate(() -> saturated.sample(consumer.buffered() > 0 && processing.runningShared() >= capacityThreads, nanos.getAsLong()),
                 1, 1, TimeUnit.SECONDS);
         consumer.onReadPast(t -> registry.counter(MetricNames.TENANT_READ_PAST, "pool", pool, "tenant", tenantTags.tag(t)).increment());
-        Gauge.builder(MetricNames.JOBS_RUNNING, consumer::running).tag("pool", pool).register(registry);
+        Gauge.builder(MetricNames.JOBS_RUNNING, processing::running).tag("pool", pool).register(registry);
         runner.dependencyDown(dependencyDown).trueUpIn(new com.fairpix.core.admission.TrueUp(redis)).recordUsageIn(com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)));
         consumer.dependencyDown(dependencyDown);
-        io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, consumer, JobConsumer::abandoned).tag("pool", pool)
+        io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, processing, ProcessingThreads::abandoned).tag("pool", pool)
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);
         try {
             processorsStarted.get(com.fairpix.worker.processor.ProcessorProcesses.PRESTART_WAIT.toMillis(), TimeUnit.MILLISECONDS);

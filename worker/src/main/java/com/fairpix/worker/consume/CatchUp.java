@@ -13,7 +13,7 @@ import org.apache.kafka.common.TopicPartition;
  * Fetches a held-back tenant's records again ({@link ReadAhead}): reads a partition from the hold's
  * offset up to the main cursor's read position and hands over the tenant's records, as many as it
  * has room for. Other tenants' records in that range were dealt with when the main cursor read
- * them and are skipped. Used from the poll thread only.
+ * them and are skipped. Used from the catch-up thread only ({@link CatchUpLoop}).
  */
 public final class CatchUp implements AutoCloseable {
     /** One fetch of a partition from an offset: records in offset order (possibly none). */

@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param readAhead       how what the worker reads ahead is bounded (per tenant, or per partition)
  * @param limits          the records and bytes it may hold
  * @param abandonAfter    a job still in one step this long is failed and its thread replaced
- *                        ({@link ProcessingThreads#abandonAfter})
+ *                        ({@link com.fairpix.worker.run.ProcessingThreads#abandonAfter})
  */
 public record ConsumeConfig(int sharedThreads, int reservedThreads, int sharedNice, ReadAhead.Mode readAhead, ReadAhead.Limits limits,
                             Duration abandonAfter) {}

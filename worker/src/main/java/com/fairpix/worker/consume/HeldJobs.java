@@ -19,7 +19,7 @@ import redis.clients.jedis.params.SetParams;
  * holds back the offset commits of its partition. Parked jobs stay QUEUED and are produced back to
  * their topic when the tenant is activated; one worker at a time does that, under a lock.
  */
-public final class HeldJobs {
+public final class HeldJobs implements JobParking {
     private static final Logger log = LoggerFactory.getLogger(HeldJobs.class);
     private static final int BATCH = 100;
 
@@ -35,6 +35,7 @@ public final class HeldJobs {
     }
 
     /** Parks one job message; throws when Redis is unreachable (the caller keeps the job). */
+    @Override
     public void park(JobMessage message) {
         redis.rpush(RedisKeys.heldJobs(message.tenant()), Json.write(message));
         redis.sadd(RedisKeys.heldTenants(), message.tenant());

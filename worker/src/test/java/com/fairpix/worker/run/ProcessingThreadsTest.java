@@ -1,4 +1,4 @@
-package com.fairpix.worker.consume;
+package com.fairpix.worker.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,7 +6,8 @@ import com.fairpix.core.ThreadStates;
 import com.fairpix.core.job.JobMessage;
 import com.fairpix.core.job.JobSpec;
 import com.fairpix.core.time.ManualClock;
-import com.fairpix.worker.run.JobRunner;
+import com.fairpix.worker.consume.Delivery;
+import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.schedule.FifoScheduler;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;
@@ -26,7 +27,7 @@ class ProcessingThreadsTest {
     private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
 
     /** What the threads reported, in order. */
-    static final class Recorder implements ProcessingThreads.Sink {
+    static final class Recorder implements JobConsumer.Feedback {
         final List<String> events = new CopyOnWriteArrayList<>();
         boolean parks = true;
 
@@ -47,31 +48,31 @@ class ProcessingThreadsTest {
         }
 
         @Override
-        public void taken(JobConsumer.Delivery d) {
+        public void taken(Delivery d) {
             record("taken " + d.offset());
         }
 
         @Override
-        public boolean park(JobConsumer.Delivery d) {
+        public boolean park(Delivery d) {
             record("park " + d.offset());
             return parks;
         }
 
         @Override
-        public void completed(JobConsumer.Delivery d, boolean commit) {
+        public void completed(Delivery d, boolean commit) {
             record((commit ? "commit " : "redeliver ") + d.offset());
         }
 
         @Override
-        public void retryLater(JobScheduler.Item<JobConsumer.Delivery> item, Duration delay, boolean countsAsAttempt) {
+        public void retryLater(JobScheduler.Item<Delivery> item, Duration delay, boolean countsAsAttempt) {
             record("retry " + item.payload().offset() + " in " + delay.toMillis() + " ms" + (countsAsAttempt ? "" : " (no attempt)"));
         }
     }
 
-    private static JobScheduler.Item<JobConsumer.Delivery> item(String tenant, long offset) {
+    private static JobScheduler.Item<Delivery> item(String tenant, long offset) {
         JobMessage m = new JobMessage(JobMessage.SCHEMA_VERSION, "job-" + offset, tenant, "cpu",
                 new com.fairpix.core.job.JobRecord.Original("k", "jpeg", 1, "0", 1, 1), SPEC, 1.0, Instant.EPOCH);
-        return new JobScheduler.Item<>(tenant, 1.0, new JobConsumer.Delivery(P0, offset, m, 1, Instant.EPOCH, 100));
+        return new JobScheduler.Item<>(tenant, 1.0, new Delivery(P0, offset, m, 1, Instant.EPOCH, 100));
     }
 
     private ProcessingThreads threads(ProcessingThreads.Runner runner, Predicate<String> held, Recorder sink, List<String> served) {
@@ -99,7 +100,7 @@ class ProcessingThreadsTest {
     @Test
     void aJobThatThrowsAnErrorIsRedeliveredAndTheThreadGoesOn() throws Exception {
         Recorder sink = new Recorder();
-        FifoScheduler<JobConsumer.Delivery> scheduler = new FifoScheduler<>();
+        FifoScheduler<Delivery> scheduler = new FifoScheduler<>();
         ProcessingThreads p = new ProcessingThreads(scheduler, (m, attempt, at, slot) -> {
             if (m.jobId().equals("job-1")) throw new OutOfMemoryError("test: a job too large for the heap");
             if (m.jobId().equals("job-2")) throw new IllegalStateException("test: a bug");
@@ -148,7 +149,7 @@ class ProcessingThreadsTest {
     @Test
     void aJobStuckInOneStepIsFailedItsSlotFreedAndItsThreadReplacedAndItsLateOutcomeDropped() throws Exception {
         Recorder sink = new Recorder();
-        FifoScheduler<JobConsumer.Delivery> scheduler = new FifoScheduler<>();
+        FifoScheduler<Delivery> scheduler = new FifoScheduler<>();
         CountDownLatch stuck = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Thread[] stuckThread = new Thread[1];
@@ -241,7 +242,7 @@ class ProcessingThreadsTest {
     @Test
     void aJobWritingElsewhereLeavesItsSlotToAnotherTenantButKeepsItsTenantsCapUntilItsWritesEnd() {
         // One shared slot; every tenant capped at one running job.
-        com.fairpix.worker.schedule.FairScheduler<JobConsumer.Delivery> fair = new com.fairpix.worker.schedule.FairScheduler<>(t -> 1.0, t -> 1, 1, 0);
+        com.fairpix.worker.schedule.FairScheduler<Delivery> fair = new com.fairpix.worker.schedule.FairScheduler<>(t -> 1.0, t -> 1, 1, 0);
         Recorder sink = new Recorder();
         java.util.Map<String, java.util.concurrent.CompletableFuture<JobRunner.Outcome>> writes = new java.util.concurrent.ConcurrentHashMap<>();
         ProcessingThreads p = new ProcessingThreads(fair, (m, attempt, at, slot) -> new JobRunner.Outcome.Finishing(
@@ -252,7 +253,7 @@ class ProcessingThreadsTest {
         fair.add(item("b", 3));
 
         assertThat(p.runOne(fair.poll())).isTrue(); // a's first job: its writes pending
-        JobScheduler.Item<JobConsumer.Delivery> next = fair.poll();
+        JobScheduler.Item<Delivery> next = fair.poll();
         assertThat(next).as("the slot is free while a's writes run").isNotNull();
         assertThat(next.payload().offset()).as("b's job, not a's second: a is at its cap").isEqualTo(3);
         assertThat(p.runOne(next)).isTrue();
@@ -260,7 +261,7 @@ class ProcessingThreadsTest {
         assertThat(fair.poll()).as("a's first job still writing: its cap holds").isNull();
 
         writes.get("job-1").complete(new JobRunner.Outcome.Finished(true));
-        JobScheduler.Item<JobConsumer.Delivery> last = fair.poll();
+        JobScheduler.Item<Delivery> last = fair.poll();
         assertThat(last.payload().offset()).isEqualTo(2);
         assertThat(sink.events).containsExactly("taken 1", "taken 3", "commit 3", "commit 1");
     }

@@ -1,4 +1,4 @@
-package com.fairpix.worker.consume;
+package com.fairpix.worker.capacity;
 
 /**
  * What one processing thread completes per second of its time, in cost units: the ratio of two

@@ -1,4 +1,4 @@
-package com.fairpix.worker.consume;
+package com.fairpix.worker.capacity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

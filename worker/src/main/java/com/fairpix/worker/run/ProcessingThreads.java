@@ -1,8 +1,9 @@
-package com.fairpix.worker.consume;
+package com.fairpix.worker.run;
 
 import com.fairpix.core.os.CpuPriority;
 import com.fairpix.core.job.JobMessage;
-import com.fairpix.worker.run.JobRunner;
+import com.fairpix.worker.consume.Delivery;
+import com.fairpix.worker.consume.JobConsumer;
 import com.fairpix.worker.schedule.JobScheduler;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,11 +19,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The worker's processing threads: each takes the next job from the {@link JobScheduler} for its
- * kind of slot, runs it, and reports how it ended to the poll loop through a {@link Sink}. They
+ * kind of slot, runs it, and reports how it ended to the poll loop through a {@link JobConsumer.Feedback}. They
  * never touch the Kafka consumer (not thread-safe). A job that throws, even an {@code Error} (an
  * out-of-memory in one job), is handed back for redelivery and the thread goes on.
  */
-public final class ProcessingThreads {
+public final class ProcessingThreads implements JobConsumer.Processing {
     private static final Logger log = LoggerFactory.getLogger(ProcessingThreads.class);
     private static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
 
@@ -35,26 +36,20 @@ public final class ProcessingThreads {
         JobRunner.Outcome run(JobMessage message, int attempt, Instant enqueuedAt, JobScheduler.Slot slot) throws InterruptedException;
     }
 
-    /** What the threads tell the poll loop. Called on processing threads: implementations are thread-safe. */
-    public interface Sink {
-        /** The job left the buffer (its room in the read-ahead is free). */
-        void taken(JobConsumer.Delivery d);
-
-        /** Parks a held (suspended) tenant's job; false when it could not be parked and must run. */
-        boolean park(JobConsumer.Delivery d);
-
-        /** The job is finished ({@code commit}) or must be read again from its offset. */
-        void completed(JobConsumer.Delivery d, boolean commit);
-
-        /** The job failed transiently: try again after {@code delay}. */
-        void retryLater(JobScheduler.Item<JobConsumer.Delivery> item, Duration delay, boolean countsAsAttempt);
+    /** Hears about every finished attempt (metrics, fairness accounting, capacity). Called on processing threads. */
+    public interface Listener {
+        /**
+         * @param estimatedCost the job's estimated cost, cost units
+         * @param seconds       wall seconds it held its processing thread
+         */
+        void finished(String tenant, double estimatedCost, double seconds);
     }
 
-    private final JobScheduler<JobConsumer.Delivery> scheduler;
+    private final JobScheduler<Delivery> scheduler;
     private final Runner runner;
     private final Predicate<String> held;
-    private final Sink sink;
-    private final JobConsumer.Listener listener;
+    private final JobConsumer.Feedback sink;
+    private final Listener listener;
     private final BooleanSupplier dependencyDown;
     private final int sharedThreads;
     private final int reservedThreads;
@@ -74,7 +69,7 @@ public final class ProcessingThreads {
     private final AtomicInteger abandoned = new AtomicInteger();
 
     /** A job on a thread, for the watchdog. */
-    private record Running(JobScheduler.Item<JobConsumer.Delivery> item, JobScheduler.Slot slot, long startedNanos,
+    private record Running(JobScheduler.Item<Delivery> item, JobScheduler.Slot slot, long startedNanos,
                            java.util.concurrent.atomic.AtomicBoolean settled) {}
 
     /**
@@ -86,8 +81,8 @@ public final class ProcessingThreads {
      * @param nanos           monotonic clock, nanoseconds: jobs' run times (the watchdog's limit, the service
      *                        each tenant got) and {@link #stop}'s deadline
      */
-    public ProcessingThreads(JobScheduler<JobConsumer.Delivery> scheduler, Runner runner, Predicate<String> held, Sink sink,
-                             JobConsumer.Listener listener, BooleanSupplier dependencyDown,
+    public ProcessingThreads(JobScheduler<Delivery> scheduler, Runner runner, Predicate<String> held, JobConsumer.Feedback sink,
+                             Listener listener, BooleanSupplier dependencyDown,
                              int sharedThreads, int reservedThreads, int sharedNice, LongSupplier nanos) {
         if (sharedNice < 0 || sharedNice > 19) throw new IllegalArgumentException("sharedNice must be 0..19, got " + sharedNice);
         this.scheduler = scheduler;
@@ -115,6 +110,7 @@ public final class ProcessingThreads {
         return this;
     }
 
+    @Override
     public void start() {
         for (int i = 0; i < sharedThreads; i++) startThread(JobScheduler.Slot.SHARED, "fairpix-shared-" + i);
         for (int i = 0; i < reservedThreads; i++) startThread(JobScheduler.Slot.RESERVED, "fairpix-reserved-" + i);
@@ -157,7 +153,7 @@ public final class ProcessingThreads {
             Running r = e.getValue();
             Duration ran = Duration.ofNanos(nowNanos - r.startedNanos());
             if (ran.compareTo(limit) <= 0 || !r.settled().compareAndSet(false, true)) continue;
-            JobConsumer.Delivery d = r.item().payload();
+            Delivery d = r.item().payload();
             log.error("job {} of {} has run {} s in one step, past {} s: abandoning it and replacing its thread {}",
                     d.message().jobId(), d.message().tenant(), ran.toSeconds(), limit.toSeconds(), e.getKey().getName());
             try {
@@ -199,10 +195,17 @@ public final class ProcessingThreads {
         return (int) threads.stream().filter(t -> t.isAlive() && !retired.contains(t)).count();
     }
 
+    /** True while every shared and reserved thread is alive and not replaced: the worker's readiness. */
+    @Override
+    public boolean allAlive() {
+        return alive() == sharedThreads + reservedThreads;
+    }
+
     /**
      * Takes no new job; waits until {@code until} (on the nanosecond clock) for running ones and for the
      * writes of those already processed, then interrupts.
      */
+    @Override
     public void stop(long until) {
         stopping = true;
         for (Thread t : threads) {
@@ -227,7 +230,7 @@ public final class ProcessingThreads {
 
     private void loop(JobScheduler.Slot slot) {
         while (!stopping && !retired.contains(Thread.currentThread())) {
-            JobScheduler.Item<JobConsumer.Delivery> item;
+            JobScheduler.Item<Delivery> item;
             try {
                 if (dependencyDown.getAsBoolean()) {
                     Thread.sleep(200);
@@ -243,13 +246,13 @@ public final class ProcessingThreads {
     }
 
     /** {@link #runOne(JobScheduler.Item, JobScheduler.Slot)} on a shared slot. */
-    boolean runOne(JobScheduler.Item<JobConsumer.Delivery> item) {
+    boolean runOne(JobScheduler.Item<Delivery> item) {
         return runOne(item, JobScheduler.Slot.SHARED);
     }
 
     /** One job, start to report; false when the thread was interrupted or replaced and must end. */
-    boolean runOne(JobScheduler.Item<JobConsumer.Delivery> item, JobScheduler.Slot slot) {
-        JobConsumer.Delivery d = item.payload();
+    boolean runOne(JobScheduler.Item<Delivery> item, JobScheduler.Slot slot) {
+        Delivery d = item.payload();
         sink.taken(d);
         if (stopping) {
             // Shutting down: hand the job back (uncommitted) instead of starting it.
@@ -293,8 +296,8 @@ public final class ProcessingThreads {
         return !interrupted;
     }
 
-    private void report(JobScheduler.Item<JobConsumer.Delivery> item, JobRunner.Outcome outcome, long started, long cpuStarted) {
-        JobConsumer.Delivery d = item.payload();
+    private void report(JobScheduler.Item<Delivery> item, JobRunner.Outcome outcome, long started, long cpuStarted) {
+        Delivery d = item.payload();
         running.decrementAndGet();
         double seconds = (nanos.getAsLong() - started) / 1e9;
         // Only a job that ran says what its cost was; a skipped one (cancelled, already done) took no work.
@@ -342,8 +345,8 @@ public final class ProcessingThreads {
     }
 
     /** Tells the poll loop how the job ended: commit, read again, or retry later. */
-    private void settle(JobScheduler.Item<JobConsumer.Delivery> item, JobRunner.Outcome outcome) {
-        JobConsumer.Delivery d = item.payload();
+    private void settle(JobScheduler.Item<Delivery> item, JobRunner.Outcome outcome) {
+        Delivery d = item.payload();
         switch (outcome) {
             case JobRunner.Outcome.Finished f -> sink.completed(d, true);
             case JobRunner.Outcome.Redeliver r -> sink.completed(d, false);

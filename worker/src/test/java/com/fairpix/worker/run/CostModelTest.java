@@ -1,4 +1,4 @@
-package com.fairpix.worker.consume;
+package com.fairpix.worker.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

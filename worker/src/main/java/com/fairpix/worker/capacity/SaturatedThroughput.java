@@ -1,4 +1,4 @@
-package com.fairpix.worker.consume;
+package com.fairpix.worker.capacity;
 
 import java.util.concurrent.atomic.DoubleAdder;
 
