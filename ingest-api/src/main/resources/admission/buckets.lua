@@ -1,6 +1,7 @@
 -- fairpix admission: token-bucket arithmetic shared by admission.lua and pool-lease.lua; the
 -- loader (RedisAdmission) puts it in front of each script, so each EVAL stays self-contained.
--- Mirrors com.fairpix.ingest.admission.internal.Buckets; units: nanotokens, millitokens/s, µs.
+-- The Lua twin of com.fairpix.core.admission.TokenBucket (its static functions, line by line;
+-- TokenBucketLuaTwinIT holds them to the same answers); units: nanotokens, millitokens/s, µs.
 -- Lua numbers are doubles: integer division is corrected by hand.
 
 local function idiv(a, b)

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The {@link DeliveryStore} contract in memory, for tests of what uses it (the Redis one is exercised by the webhook ITs). */
+/** A {@link DeliveryStore} in memory for tests of what uses it; {@code DeliveryStoreContract} holds it and the Redis store to the same behaviour. */
 public final class InMemoryDeliveryStore implements DeliveryStore {
     private final Map<String, WebhookDelivery> records = new ConcurrentHashMap<>();
     /** {@code tenant/id} → due time, epoch ms. */

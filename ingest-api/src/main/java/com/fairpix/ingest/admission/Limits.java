@@ -1,5 +1,6 @@
 package com.fairpix.ingest.admission;
 
+import com.fairpix.core.admission.TokenBucket;
 import com.fairpix.core.tenant.Tenant;
 
 /**
@@ -31,7 +32,7 @@ public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ce
     public static final double MAX_RATE = 1_000_000;
     /** Largest burst accepted, tokens; larger ones are clamped. */
     public static final double MAX_BURST = 1_000_000;
-    public static final long NANO = 1_000_000_000L;
+    public static final long NANO = TokenBucket.NANO;
 
     /** The limits with the config's own capacity (a pinned {@code admission.farm-capacity}, or none), guarantees unscaled. */
     public static Limits of(Tenant tenant, AdmissionConfig config) {
@@ -88,10 +89,10 @@ public record Limits(long rateMilli, long burstNano, long ceilRateMilli, long ce
                 dailyQuota / nodes, dayOffsetMicros, Math.max(1, maxConcurrent / nodes), leaseTtlMicros, 0, 0);
     }
 
-    public static long milli(double tokensPerSecond) { return Math.max(1, Math.round(tokensPerSecond * 1000)); }
+    public static long milli(double tokensPerSecond) { return TokenBucket.milli(tokensPerSecond); }
 
-    public static long nano(double tokens) { return Math.round(tokens * NANO); }
+    public static long nano(double tokens) { return TokenBucket.nano(tokens); }
 
     /** Nanotokens as tokens. */
-    public static double tokens(long nano) { return nano / (double) NANO; }
+    public static double tokens(long nano) { return TokenBucket.tokens(nano); }
 }

@@ -1,5 +1,6 @@
 package com.fairpix.ingest.enqueue;
 
+import java.time.Duration;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -7,13 +8,17 @@ import redis.clients.jedis.UnifiedJedis;
  * first request with it stored ({@code jobId fingerprint}).
  */
 public interface IdempotencyKeys {
-    /** The claims in Redis ({@code RedisKeys.idempotency}, 24 h TTL). */
+    /** How long a claim is kept after it was made, a day (docs/hostile-tenants.md). */
+    Duration TTL = Duration.ofHours(24);
+
+    /** The claims in Redis ({@code RedisKeys.idempotency}, expiring after {@link #TTL}). */
     static IdempotencyKeys redis(UnifiedJedis redis) {
         return new RedisIdempotencyKeys(redis);
     }
 
     /**
-     * Stores {@code value} under the tenant's key unless something is there.
+     * Stores {@code value} under the tenant's key for {@link #TTL} unless something is there (a
+     * refused claim leaves the stored value and its expiry as they were).
      *
      * @return true when stored (the request holds the key)
      * @throws redis.clients.jedis.exceptions.JedisException when Redis does not answer

@@ -4,9 +4,8 @@ import com.fairpix.core.redis.RedisKeys;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.SetParams;
 
-/** {@link IdempotencyKeys} in Redis: one string per claim, {@code SET NX} with a 24 h TTL. */
+/** {@link IdempotencyKeys} in Redis: one string per claim, {@code SET NX} with a {@link #TTL} expiry. */
 final class RedisIdempotencyKeys implements IdempotencyKeys {
-    private static final long TTL_SECONDS = 24 * 3600;
     private final UnifiedJedis redis;
 
     RedisIdempotencyKeys(UnifiedJedis redis) {
@@ -15,7 +14,7 @@ final class RedisIdempotencyKeys implements IdempotencyKeys {
 
     @Override
     public boolean claim(String tenant, String key, String value) {
-        return redis.set(RedisKeys.idempotency(tenant, key), value, SetParams.setParams().nx().ex(TTL_SECONDS)) != null;
+        return redis.set(RedisKeys.idempotency(tenant, key), value, SetParams.setParams().nx().ex(TTL.toSeconds())) != null;
     }
 
     @Override

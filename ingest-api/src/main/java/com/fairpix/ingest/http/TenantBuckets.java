@@ -1,12 +1,14 @@
 package com.fairpix.ingest.http;
 
+import com.fairpix.core.admission.TokenBucket;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * In-memory token buckets, one per tenant, for a node's own per-tenant budgets ({@link ReadBudget},
- * {@link RefusalBudget}): {@code burst} tokens, refilled at {@code perSecond} tokens/s. A bucket
+ * In-memory token buckets ({@link TokenBucket}), one per tenant, for a node's own per-tenant budgets
+ * ({@link ReadBudget}, {@link RefusalBudget}): {@code burst} tokens, refilled at {@code perSecond}
+ * tokens/s (to 0.001 token/s), counted to the nanotoken. A bucket
  * that is full again is dropped (when next looked at, or by a sweep every {@value #SWEEP_EVERY}
  * calls of {@link #tick}), so memory follows the tenants using the budget now.
  */
@@ -14,22 +16,13 @@ final class TenantBuckets {
     /** Every this many {@link #tick}s, buckets that refilled to full are dropped (a power of two). */
     static final int SWEEP_EVERY = 256;
 
-    private final double perSecond;
+    private final long rateMilli;
+    private final long burstNano;
     private final double burst;
     private final LongSupplier nanos;
-    private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+    /** Guarded by the map's compute. */
+    private final ConcurrentHashMap<String, TokenBucket> buckets = new ConcurrentHashMap<>();
     private final AtomicLong ticks = new AtomicLong();
-
-    /** Tokens left and when they were counted; guarded by the map's compute. */
-    private static final class Bucket {
-        double tokens;
-        long at;
-
-        Bucket(double tokens, long at) {
-            this.tokens = tokens;
-            this.at = at;
-        }
-    }
 
     /**
      * @param perSecond refill rate, tokens/s
@@ -37,7 +30,8 @@ final class TenantBuckets {
      * @param nanos     a monotonic clock, nanoseconds
      */
     TenantBuckets(double perSecond, double burst, LongSupplier nanos) {
-        this.perSecond = perSecond;
+        this.rateMilli = TokenBucket.milli(perSecond);
+        this.burstNano = TokenBucket.nano(burst);
         this.burst = burst;
         this.nanos = nanos;
     }
@@ -51,8 +45,7 @@ final class TenantBuckets {
     double tokens(String tenant) {
         double[] left = {burst};
         buckets.computeIfPresent(tenant, (k, b) -> {
-            refill(b);
-            left[0] = b.tokens;
+            left[0] = TokenBucket.tokens(refill(b));
             return b;
         });
         return left[0];
@@ -62,9 +55,9 @@ final class TenantBuckets {
     double tokensDroppingFull(String tenant) {
         double[] left = {burst};
         buckets.computeIfPresent(tenant, (k, b) -> {
-            refill(b);
-            left[0] = b.tokens;
-            return b.tokens >= burst ? null : b;
+            long tokens = refill(b);
+            left[0] = TokenBucket.tokens(tokens);
+            return tokens >= burstNano ? null : b;
         });
         return left[0];
     }
@@ -73,15 +66,14 @@ final class TenantBuckets {
     Taken tryTake(String tenant, double need) {
         double[] left = new double[1];
         boolean[] taken = new boolean[1];
+        long needNano = TokenBucket.nano(need);
         buckets.compute(tenant, (k, b) -> {
-            Bucket bucket = b == null ? new Bucket(burst, nanos.getAsLong()) : b;
-            refill(bucket);
-            if (bucket.tokens >= need) {
-                bucket.tokens -= need;
-                taken[0] = true;
-            }
-            left[0] = bucket.tokens;
-            return bucket.tokens >= burst ? null : bucket;
+            TokenBucket bucket = b == null ? full() : b;
+            long now = TokenBucket.micros(nanos.getAsLong());
+            taken[0] = bucket.tryTake(needNano, now, rateMilli, burstNano);
+            long tokens = bucket.tokens(now, rateMilli, burstNano);
+            left[0] = TokenBucket.tokens(tokens);
+            return tokens >= burstNano ? null : bucket;
         });
         return new Taken(taken[0], left[0]);
     }
@@ -92,9 +84,8 @@ final class TenantBuckets {
     /** Takes {@code cost} tokens whatever is left: the bucket may go below zero (a debt repaid at the refill rate). */
     void charge(String tenant, double cost) {
         buckets.compute(tenant, (k, b) -> {
-            Bucket bucket = b == null ? new Bucket(burst, nanos.getAsLong()) : b;
-            refill(bucket);
-            bucket.tokens -= cost;
+            TokenBucket bucket = b == null ? full() : b;
+            bucket.charge(TokenBucket.nano(cost), Long.MIN_VALUE, TokenBucket.micros(nanos.getAsLong()), rateMilli, burstNano);
             return bucket;
         });
     }
@@ -102,10 +93,7 @@ final class TenantBuckets {
     /** Drops the buckets that are full again. */
     void sweep() {
         for (String tenant : buckets.keySet()) {
-            buckets.computeIfPresent(tenant, (k, b) -> {
-                refill(b);
-                return b.tokens >= burst ? null : b;
-            });
+            buckets.computeIfPresent(tenant, (k, b) -> refill(b) >= burstNano ? null : b);
         }
     }
 
@@ -114,9 +102,13 @@ final class TenantBuckets {
         return buckets.size();
     }
 
-    private void refill(Bucket b) {
-        long now = nanos.getAsLong();
-        b.tokens = Math.min(burst, b.tokens + (now - b.at) / 1e9 * perSecond);
-        b.at = now;
+    /** A tenant's new bucket: full now. */
+    private TokenBucket full() {
+        return TokenBucket.holding(burstNano, TokenBucket.micros(nanos.getAsLong()));
+    }
+
+    /** The bucket's nanotokens now. */
+    private long refill(TokenBucket b) {
+        return b.tokens(TokenBucket.micros(nanos.getAsLong()), rateMilli, burstNano);
     }
 }

@@ -100,7 +100,7 @@ class JobSubmitterTest {
     }
     final InMemoryObjectStore objects = new InMemoryObjectStore();
     final Queue queue = new Queue();
-    final Keys keys = new Keys();
+    final InMemoryIdempotencyKeys keys = new InMemoryIdempotencyKeys(clock);
     final List<String> counted = new CopyOnWriteArrayList<>();
     final Leases admission = new Leases(Admissions.local(AdmissionConfig.defaults(), clock));
     final Guard overload = new Guard();
@@ -121,25 +121,6 @@ class JobSubmitterTest {
         public void send(JobMessage message, int partition, Duration timeout) throws Exception {
             if (failSends != null) throw failSends;
             sent.add(message);
-        }
-    }
-
-    static final class Keys implements IdempotencyKeys {
-        final Map<String, String> claims = new ConcurrentHashMap<>();
-
-        @Override
-        public boolean claim(String tenant, String key, String value) {
-            return claims.putIfAbsent(tenant + "/" + key, value) == null;
-        }
-
-        @Override
-        public String get(String tenant, String key) {
-            return claims.get(tenant + "/" + key);
-        }
-
-        @Override
-        public void delete(String tenant, String key) {
-            claims.remove(tenant + "/" + key);
         }
     }
 
@@ -281,7 +262,7 @@ class JobSubmitterTest {
         assertThat(r.what()).isEqualTo("s3");
         assertThat(r.retryAfterSeconds()).isEqualTo(5);
         assertThat(admission.released).isEqualTo(admission.decided);
-        assertThat(keys.claims).as("a retry with the same key is not told 'in flight'").isEmpty();
+        assertThat(keys.claims()).as("a retry with the same key is not told 'in flight'").isEmpty();
         assertThat(queue.sent).isEmpty();
         assertThat(jobs.list("acme", null, 10).jobs()).as("no record").isEmpty();
     }
@@ -391,7 +372,7 @@ class JobSubmitterTest {
         assertThat(r.what()).isEqualTo("kafka");
         assertThat(r.members()).containsEntry("breaker", "open");
         assertThat(admission.decided).as("nothing charged").isEmpty();
-        assertThat(keys.claims).isEmpty();
+        assertThat(keys.claims()).isEmpty();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package com.fairpix.ingest.admission.internal;
 
+import com.fairpix.core.admission.TokenBucket;
 import com.fairpix.core.tenant.Tenant;
 import com.fairpix.ingest.admission.Admission;
 import com.fairpix.ingest.admission.AdmissionConfig;
@@ -126,9 +127,9 @@ public final class LocalAdmission implements Admission {
             path = 2;
         } else {
             violated |= Policy.RATE.bit();
-            long wait = Buckets.wait(s.p, cost, l.rateMilli());
+            long wait = TokenBucket.wait(s.p, cost, l.rateMilli());
             if (borrow) {
-                long viaPool = Math.max(Buckets.wait(s.q, cost, l.ceilRateMilli()), Buckets.wait(pool.g, cost, l.poolRateMilli()));
+                long viaPool = Math.max(TokenBucket.wait(s.q, cost, l.ceilRateMilli()), TokenBucket.wait(pool.g, cost, l.poolRateMilli()));
                 wait = Math.min(wait, viaPool);
             }
             retry = Math.max(retry, wait);
@@ -165,17 +166,17 @@ public final class LocalAdmission implements Admission {
             s.q = l.ceilBurstNano();
             s.qt = now;
         }
-        s.p = Buckets.refill(s.p, s.pt, now, l.rateMilli(), l.burstNano());
+        s.p = TokenBucket.refill(s.p, s.pt, now, l.rateMilli(), l.burstNano());
         s.pt = Math.max(s.pt, now);
         if (borrow) {
-            s.q = Buckets.refill(s.q, s.qt, now, l.ceilRateMilli(), l.ceilBurstNano());
+            s.q = TokenBucket.refill(s.q, s.qt, now, l.ceilRateMilli(), l.ceilBurstNano());
             s.qt = Math.max(s.qt, now);
             if (!pool.started) {
                 pool.started = true;
                 pool.g = l.poolBurstNano();
                 pool.gt = now;
             }
-            pool.g = Buckets.refill(pool.g, pool.gt, now, l.poolRateMilli(), l.poolBurstNano());
+            pool.g = TokenBucket.refill(pool.g, pool.gt, now, l.poolRateMilli(), l.poolBurstNano());
             pool.gt = Math.max(pool.gt, now);
         }
     }
@@ -187,7 +188,7 @@ public final class LocalAdmission implements Admission {
         TenantState s = tenants.get(tenant.id());
         if (s == null) return new Decision(true, java.util.Set.of(), java.util.Set.of(), 0, 0, l.burstNano(), 0, 0, 0, now, l, false);
         synchronized (s) {
-            long p = s.started ? Buckets.refill(s.p, s.pt, now, l.rateMilli(), l.burstNano()) : l.burstNano();
+            long p = s.started ? TokenBucket.refill(s.p, s.pt, now, l.rateMilli(), l.burstNano()) : l.burstNano();
             long day = Math.floorDiv(now - l.dayOffsetMicros(), DAY_MICROS);
             long live = s.leases.values().stream().filter(exp -> exp > now).count();
             return new Decision(true, java.util.Set.of(), java.util.Set.of(), 0, 0, p, s.day == day ? s.dayCount : 0, live, 0, now, l, false);

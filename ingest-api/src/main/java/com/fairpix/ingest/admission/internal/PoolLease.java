@@ -1,5 +1,6 @@
 package com.fairpix.ingest.admission.internal;
 
+import com.fairpix.core.admission.TokenBucket;
 import com.fairpix.ingest.admission.Limits;
 import java.util.function.LongSupplier;
 
@@ -165,7 +166,7 @@ final class PoolLease {
             return new Reservation(cost, 0);
         }
         long available = Math.max(held, 0) + estimate(l, now);
-        return new Reservation(0, available >= cost ? 0 : Buckets.wait(available, cost, l.poolRateMilli()));
+        return new Reservation(0, available >= cost ? 0 : TokenBucket.wait(available, cost, l.poolRateMilli()));
     }
 
     /**
@@ -174,7 +175,7 @@ final class PoolLease {
      */
     private long estimate(Limits l, long now) {
         if (!known) return l.poolBurstNano();
-        return Buckets.refill(remoteNano, remoteAt, now, l.poolRateMilli(), l.poolBurstNano());
+        return TokenBucket.refill(remoteNano, remoteAt, now, l.poolRateMilli(), l.poolBurstNano());
     }
 
     /** Tokens one lease asks for: the pool's capacity over one lease period, at least one nanotoken. */

@@ -33,7 +33,7 @@ class PoolLeaseTest {
         public synchronized PoolLease.Grant lease(long rate, long burst, long settle, long want, long nowMicros) {
             calls++;
             long t = nowMicros < 0 ? now : nowMicros;
-            tokens = Buckets.refill(tokens, at, t, rate, burst);
+            tokens = com.fairpix.core.admission.TokenBucket.refill(tokens, at, t, rate, burst);
             at = t;
             tokens = Math.max(tokens - settle, -burst);
             long granted = want > 0 && tokens > 0 ? Math.min(want, tokens) : 0;
