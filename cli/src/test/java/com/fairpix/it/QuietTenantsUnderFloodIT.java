@@ -113,7 +113,7 @@ class QuietTenantsUnderFloodIT {
             Worker worker = Worker.start(config.with(Setting.WORKER_PORT, "0"), 0);
             // Warm-up (JIT, OpenCV, connections) by a tenant of its own, so "alone" is not the cold worker's first jobs.
             String warm = Farm.tenantId("it-mm-warm");
-            String warmKey = client.createTenant(warm, Map.of("rate", 20, "burst", 40)); // rate 20: its 12 tokens/s beside the warm-up flood stay within its share, as a quiet tenant's do
+            String warmKey = client.createTenant(warm, Map.of("rate", 10, "burst", 20));
             for (int i = 0; i < 10; i++) {
                 Sent w = submit(client, warm, warmKey, photo, 0);
                 if (w.id() != null) client.awaitTerminal(warmKey, w.id(), Duration.ofSeconds(60));
@@ -122,7 +122,7 @@ class QuietTenantsUnderFloodIT {
             // (refusals, borrowing, the shared threads beside the reserved ones, read-past) are compiled before
             // either phase is measured. Without it the JIT compiled through the flood phase at normal priority
             // (C1+C2 threads 0.4-0.5 of a core of the two, from /proc; 30 s phases), a cold-JVM cost a running farm does not pay.
-            warmUpFlood(client, Farm.tenantId("it-mm-warm-noisy"), warm, warmKey, photo, config);
+            warmUpFlood(client, Farm.tenantId("it-mm-warm-noisy"), photo, config);
             List<Sent> sent = new CopyOnWriteArrayList<>();
             List<double[]> capacitySamples = new CopyOnWriteArrayList<>();
             AtomicBoolean quietRuns = new AtomicBoolean(true);
@@ -271,25 +271,11 @@ class QuietTenantsUnderFloodIT {
         }
     }
 
-    /**
-     * {@link #WARM_FLOOD_SECONDS} of a rate-200 flood over {@link #FLOOD_CONNECTIONS} connections, with
-     * tenant {@code quiet} sending a photo every 250 ms beside it (what the four quiet tenants send
-     * together), then the cpu queue drained: the phase under the flood then runs code the JIT has
-     * compiled (a quiet job on a reserved thread beside the shared ones, a lane thread's upload).
-     * Without the quiet sends the test JVM's C2 threads still compiled 200-350 methods per 10 s of
-     * that phase at normal priority (-Xlog:jit+compilation), against 85-150 in the phase alone.
-     */
-    private static void warmUpFlood(Farm.Client client, String tenant, String quiet, String quietKey, byte[] photo, FairpixConfig config) throws Exception {
+    /** {@link #WARM_FLOOD_SECONDS} of a rate-200 flood over {@link #FLOOD_CONNECTIONS} connections, then the cpu queue drained. */
+    private static void warmUpFlood(Farm.Client client, String tenant, byte[] photo, FairpixConfig config) throws Exception {
         String key = client.createTenant(tenant, Map.of("rate", 200, "burst", 400, "maxConcurrentJobs", 100_000, "dailyQuota", 10_000_000));
         long end = System.nanoTime() + WARM_FLOOD_SECONDS * 1_000_000_000L;
         try (ExecutorService flood = Executors.newVirtualThreadPerTaskExecutor()) {
-            flood.submit(() -> {
-                for (long next = System.nanoTime(); next < end; next += 250_000_000L) {
-                    sleepUntil(next);
-                    submit(client, quiet, quietKey, photo, 1);
-                }
-                return null;
-            });
             for (int c = 0; c < FLOOD_CONNECTIONS; c++) {
                 flood.submit(() -> {
                     while (System.nanoTime() < end) {
