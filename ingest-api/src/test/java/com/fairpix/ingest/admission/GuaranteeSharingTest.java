@@ -60,27 +60,23 @@ class GuaranteeSharingTest {
         tenant("quiet", 10, TenantState.ACTIVE);
         tenant("greedy", 10, TenantState.ACTIVE);
         GuaranteeSharing s = sharing(FarmShare.Sharing.MAX_MIN);
-        GuaranteeSharing.PoolShares p = null;
         // 4 s of asks (the window): flood 400 tokens/s, quiet 3 (a third of its rate), greedy 12 (over its own rate).
-        for (long second = 100; second <= 102; second += 2) {
-            s.asked("cpu", "flood", Limits.nano(800));
-            s.asked("cpu", "quiet", Limits.nano(6));
-            s.asked("cpu", "greedy", Limits.nano(24));
-            p = s.share("cpu", second, 120, 100, FarmShare.Share.NONE);
-        }
+        GuaranteeSharing.PoolShares p = twoRefreshes(s, 100, 120, 100, Map.of("flood", 800.0, "quiet", 6.0, "greedy", 24.0));
         assertThat(p.overShare()).as("quiet keeps its whole demand; greedy asks more than its rate; the flood more than what is left")
                 .containsExactlyInAnyOrder("flood", "greedy");
         // With room for everyone's demand nobody is over its share but the one asking past its own rate.
-        for (long second = 104; second <= 106; second += 2) {
-            s.asked("cpu", "flood", Limits.nano(100));
-            s.asked("cpu", "quiet", Limits.nano(6));
-            s.asked("cpu", "greedy", Limits.nano(24));
-            p = s.share("cpu", second, 1200, 1000, FarmShare.Share.NONE);
-        }
+        p = twoRefreshes(s, 104, 1200, 1000, Map.of("flood", 100.0, "quiet", 6.0, "greedy", 24.0));
         assertThat(p.overShare()).containsExactly("greedy");
         // Two quiet refreshes: nobody.
-        s.share("cpu", 108, 1200, 1000, FarmShare.Share.NONE);
-        assertThat(s.share("cpu", 110, 1200, 1000, FarmShare.Share.NONE).overShare()).isEmpty();
+        assertThat(twoRefreshes(s, 108, 1200, 1000, Map.of()).overShare()).isEmpty();
+    }
+
+    /** Two refreshes 2 s apart from {@code second}, each after the tenants asked {@code asks} tokens; the second's shares. */
+    private static GuaranteeSharing.PoolShares twoRefreshes(GuaranteeSharing s, long second, double capacity, double m, Map<String, Double> asks) {
+        asks.forEach((t, tokens) -> s.asked("cpu", t, Limits.nano(tokens)));
+        s.share("cpu", second, capacity, m, FarmShare.Share.NONE);
+        asks.forEach((t, tokens) -> s.asked("cpu", t, Limits.nano(tokens)));
+        return s.share("cpu", second + 2, capacity, m, FarmShare.Share.NONE);
     }
 
     @Test
