@@ -134,6 +134,21 @@ final class Farm {
         return Json.mapper().readTree(r.body());
     }
 
+    /** The text of a service's {@code /metrics} (Prometheus exposition format; open on the service port by default). */
+    static String scrape(int port) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The sum of every sample of {@code metric} (any labels) on a service's {@code /metrics}; 0 when it has none. */
+    static double metric(int port, String metric) throws Exception {
+        double sum = 0;
+        for (String line : scrape(port).split("\n")) {
+            if (line.startsWith(metric + " ") || line.startsWith(metric + "{")) sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+        return sum;
+    }
+
     /** A unique tenant id for one test. */
     static String tenantId(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);

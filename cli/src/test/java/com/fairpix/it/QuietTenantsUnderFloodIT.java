@@ -253,7 +253,17 @@ class QuietTenantsUnderFloodIT {
                         SETTLE_SECONDS, window, flooderRate, flooderRefused, quietRate, c, m, level, left, 100 * flooderRate / left));
                 if (status != null) {
                     table.append("[QuietTenantsUnderFloodIT] status at the flood's end: ").append(Json.write(status.path("capacity").path("cpu"))).append('\n');
+                    // The flood's uploads go to the background lane, the quiet tenants' do not (docs/admission.md).
+                    for (JsonNode t : status.path("capacity").path("cpu").path("tenants")) {
+                        boolean isFlooder = t.path("tenant").asText().equals(flooder);
+                        if (t.path("overShare").asBoolean() != isFlooder) {
+                            problems.add(t.path("tenant").asText() + (isFlooder ? " not" : "") + " over its share at the flood's end");
+                        }
+                    }
                 }
+                double laned = Farm.metric(ingest.port(), "fairpix_ingest_over_share_uploads_total");
+                table.append(String.format(Locale.ROOT, "[QuietTenantsUnderFloodIT] uploads served on the over-share lane: %.0f%n", laned));
+                if (!(laned > 0)) problems.add("no upload was served on the over-share lane");
                 System.out.print(table);
                 assertThat(problems).as("\n" + table).isEmpty();
                 assertThat(flooderRefused).as("the flood is above the capacity (the premise)").isPositive();

@@ -9,9 +9,6 @@ import com.fairpix.core.storage.S3ObjectStore;
 import com.fairpix.ingest.IngestApi;
 import com.fairpix.worker.Worker;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,10 +112,9 @@ class SharedBreakerIT {
         return Json.mapper().readTree(r.body()).get("id").asText();
     }
 
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static String scrape(int port) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return Farm.scrape(port);
     }
 
     /** The S3 breaker's state from {@code resilience4j_circuitbreaker_state} (the one at 1). */

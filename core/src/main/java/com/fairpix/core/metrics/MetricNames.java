@@ -27,6 +27,8 @@ public final class MetricNames {
     public static final String ADMISSION_ACTIVE_TENANTS = "fairpix.admission.active.tenants";
     /** Uploads answered 429 too-many-refusals before their body was read (tag: outcome throttled), and refusals charged (outcome charged). */
     public static final String UPLOAD_REFUSALS = "fairpix.upload.refusals";
+    /** Uploads served on the ingest's background-priority lane (their tenant over its share). */
+    public static final String INGEST_OVER_SHARE_UPLOADS = "fairpix.ingest.over.share.uploads";
     public static final String JOBS_COMPLETED = "fairpix.jobs.completed";
     /** CPU seconds of finished jobs' image work, as measured where it ran (a processor, or the processing thread in-process); tag tenant. */
     public static final String TENANT_JOB_CPU = "fairpix.tenant.job.cpu";

@@ -48,7 +48,7 @@ public final class OverShareLane implements AutoCloseable {
         if (nice < 0 || nice > 19) throw new IllegalArgumentException("nice must be 0..19, got " + nice);
         if (maxThreads < 1) throw new IllegalArgumentException("maxThreads must be >= 1, got " + maxThreads);
         this.share = share;
-        this.laned = Counter.builder("fairpix_ingest_over_share_uploads")
+        this.laned = Counter.builder(com.fairpix.core.metrics.MetricNames.INGEST_OVER_SHARE_UPLOADS)
                 .description("uploads served on background-priority threads because their tenant asked for more than its guarantee")
                 .register(registry);
         if (nice == 0) {
