@@ -33,6 +33,7 @@ public final class MetricHelp {
             Map.entry(MetricNames.ADMISSION_TENANT_GUARANTEE, "Guaranteed rate admission gives the tenant in the pool now, tokens/s (its max-min or proportional share); only the 10 tenants asking most have a series."),
             Map.entry(MetricNames.ADMISSION_ACTIVE_TENANTS, "Tenants with a job accepted into the pool in the last 120 s."),
             Map.entry(MetricNames.UPLOAD_REFUSALS, "Refused uploads per tenant budget: charged (a refusal counted against the tenant) or throttled (429 too-many-refusals before the body was read)."),
+            Map.entry(MetricNames.INGEST_OVER_SHARE_UPLOADS, "Uploads served on background-priority threads because their tenant asked for more than its guarantee (ingest.over-share-nice)."),
             Map.entry(MetricNames.JOBS_COMPLETED, "Jobs a worker finished, by pool, tenant and outcome."),
             Map.entry(MetricNames.TENANT_JOB_CPU, "CPU seconds of finished jobs' image work, as measured where it ran (a processor process, or the processing thread in-process), by tenant."),
             Map.entry(MetricNames.JOB_PEAK_RSS, "Peak resident memory of finished jobs, bytes, measured from their processor process (not recorded in-process), by tenant."),
