@@ -222,7 +222,7 @@ public final class Worker implements AutoCloseable {
                 1, 1, TimeUnit.SECONDS);
         consumer.onReadPast(t -> registry.counter(MetricNames.TENANT_READ_PAST, "pool", pool, "tenant", tenantTags.tag(t)).increment());
         Gauge.builder(MetricNames.JOBS_RUNNING, processing::running).tag("pool", pool).register(registry);
-        runner.dependencyDown(dependencyDown).trueUpIn(new com.fairpix.core.admission.TrueUp(redis)).recordUsageIn(com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)));
+        runner.dependencyDown(dependencyDown).trueUpIn(new com.fairpix.core.admission.TrueUp(redis)).reportOverrunsTo(saturated::completed).recordUsageIn(com.fairpix.core.usage.UsageLedger.redis(redis, com.fairpix.core.usage.UsageRetention.from(config)));
         consumer.dependencyDown(dependencyDown);
         io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.JOBS_ABANDONED, processing, ProcessingThreads::abandoned).tag("pool", pool)
                 .description("jobs failed by the watchdog because one step ran past twice the job time limit (their thread was replaced)").register(registry);

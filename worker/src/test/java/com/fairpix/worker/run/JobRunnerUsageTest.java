@@ -119,6 +119,26 @@ class JobRunnerUsageTest {
         assertThat(rss.max()).isEqualTo(50L << 20);
     }
 
+    @Test
+    void cpuPastTheEstimatesMarginIsReportedAsTokensOwedAndWithinItNothingIs() throws Exception {
+        // Charged 1 token; measured 1,000 ms = 200 tokens (5 ms each): 199 owed. Then 7 ms = 1.4 tokens,
+        // within 1.3 × 1 + 2: nothing.
+        long[] cpuMillis = {1000};
+        com.fairpix.worker.process.ImageProcessor measuredElsewhere = (jobId, source, spec, assets) ->
+                new com.fairpix.worker.process.ImageProcessor.Processed(JobRunnerTest.pipeline.process(jobId, source, spec, assets).outputs(),
+                        new JobRecord.Usage(cpuMillis[0], 0));
+        List<Double> reported = new ArrayList<>();
+        JobRunner runner = new JobRunner(jobs, new ResultWriter(objects, 1 << 20), measuredElsewhere, events,
+                meters, new TenantTags(meters, 10, clock::nanoTime), clock, JobRunnerTest.MAX_ATTEMPTS, JobRunnerTest.BACKOFF)
+                .reportOverrunsTo(reported::add);
+
+        assertThat(runner.run(queued(JobRunnerTest.jpeg), 1, JobRunnerTest.T0)).isEqualTo(new JobRunner.Outcome.Finished(true));
+        cpuMillis[0] = 7;
+        assertThat(runner.run(queuedAgain(JobRunnerTest.jpeg), 1, JobRunnerTest.T0)).isEqualTo(new JobRunner.Outcome.Finished(true));
+
+        assertThat(reported).containsExactly(199.0);
+    }
+
     /** A second job of the same tenant, j2. */
     JobMessage queuedAgain(byte[] original) {
         JobRecord job = new JobRecord("j2", "acme", JobState.QUEUED, "cpu", JobRunnerTest.T0, null, null, null,
