@@ -105,6 +105,87 @@ class ArchitectureTest {
                 .check(all);
     }
 
+    /**
+     * Every module's public face, as the "its public face" column of docs/architecture.md's module
+     * table states it, is all that other modules (main and test code, bench included) use of it: the
+     * names in backticks there, each a class (with its nested classes; {@code ScalingPolicy.stabilized}
+     * names the class {@code ScalingPolicy}) or a package ({@code com.fairpix.webhooks}: its classes,
+     * not its subpackages'); "every package" opens a module whole. So the doc and the code cannot
+     * drift apart: a class others need is added to the doc's face, or they go through one that is.
+     */
+    @Test
+    void otherModulesUseOnlyEachModulesDocumentedFace() throws IOException {
+        Map<String, Face> faces = documentedFaces(root.resolve("docs/architecture.md"));
+        assertThat(faces.keySet()).as("docs/architecture.md's module table names every module").containsAll(mainOf.keySet());
+        for (String module : mainOf.keySet()) {
+            Face face = faces.get(module);
+            for (String pkg : face.packages) {
+                assertThat(mainOf.get(module).stream().anyMatch(c -> c.getPackageName().equals(pkg)))
+                        .as("%s's documented face names %s, a package of it", module, pkg).isTrue();
+            }
+            for (String name : face.classes) {
+                assertThat(mainOf.get(module).stream().anyMatch(c -> c.getSimpleName().equals(name) && !c.isNestedClass()))
+                        .as("%s's documented face names %s, a class of it", module, name).isTrue();
+            }
+        }
+        classes().should(useOnlyOtherModulesFaces(faces))
+                .because("docs/architecture.md states each module's public face; the rest is the module's own")
+                .check(all);
+    }
+
+    /** A module's face: whole ({@code all}), or classes by simple name and packages by name. */
+    record Face(boolean all, java.util.Set<String> classes, java.util.Set<String> packages) {
+        boolean shows(JavaClass c) {
+            if (all) return true;
+            JavaClass top = c;
+            while (top.getEnclosingClass().isPresent()) top = top.getEnclosingClass().get();
+            return classes.contains(top.getSimpleName()) || packages.contains(c.getPackageName());
+        }
+    }
+
+    /** Reads the module table of {@code doc}: module directory → its face column. */
+    static Map<String, Face> documentedFaces(Path doc) throws IOException {
+        Map<String, Face> faces = new TreeMap<>();
+        java.util.regex.Pattern row = java.util.regex.Pattern.compile("^\\| `([a-z-]+)/` \\|.*\\| ([^|]*) \\|$");
+        java.util.regex.Pattern ticked = java.util.regex.Pattern.compile("`([^`]+)`");
+        for (String line : Files.readAllLines(doc)) {
+            java.util.regex.Matcher m = row.matcher(line);
+            if (!m.matches()) continue;
+            String column = m.group(2);
+            java.util.Set<String> classes = new java.util.TreeSet<>();
+            java.util.Set<String> packages = new java.util.TreeSet<>();
+            java.util.regex.Matcher t = ticked.matcher(column);
+            while (t.find()) {
+                String name = t.group(1);
+                if (name.contains("internal")) continue; // where the implementations are: named as not the face
+                if (name.startsWith("com.fairpix.")) packages.add(name);
+                else if (Character.isUpperCase(name.charAt(0))) classes.add(name.contains(".") ? name.substring(0, name.indexOf('.')) : name);
+            }
+            faces.put(m.group(1), new Face(column.startsWith("every package"), classes, packages));
+        }
+        return faces;
+    }
+
+    /** Fails each dependency on a class another module compiled that is not in that module's face. */
+    private static ArchCondition<JavaClass> useOnlyOtherModulesFaces(Map<String, Face> faces) {
+        return new ArchCondition<>("use only other modules' documented faces") {
+            @Override
+            public void check(JavaClass origin, ConditionEvents events) {
+                String from = module(origin);
+                for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+                    JavaClass target = d.getTargetClass().getBaseComponentType();
+                    if (!target.getPackageName().startsWith("com.fairpix.")) continue;
+                    String to = module(target);
+                    if (from.equals(to) || to.equals("?")) continue;
+                    Face face = faces.get(to);
+                    if (face == null || !face.shows(target)) {
+                        events.add(SimpleConditionEvent.violated(d, d.getDescription() + " [" + from + " -> " + to + ": not in its documented face]"));
+                    }
+                }
+            }
+        };
+    }
+
     @Test
     void mainPackagesFormNoCycles() {
         checkEach(slices().assignedFrom(PACKAGES_WITH_THEIR_INTERNALS).should().beFreeOfCycles(), mainOf.keySet());
