@@ -30,7 +30,7 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * Issue 34, "an outage never costs a job an attempt", on the real stack: while one worker holds a
  * backlog of at least {@link #BACKLOG} jobs, the stack's Redis, then its Kafka broker, then S3Proxy
- * are each hung with SIGSTOP (connections stay open, nothing answers) for {@link #HANG_SECONDS}, then
+ * are each hung with SIGSTOP (connections stay open, nothing answers) for {@link #hangSeconds}, then
  * resumed with SIGCONT. Every accepted job must end DONE, none FAILED, each with one attempt in its
  * record (none of them has an error of its own).
  *
@@ -46,7 +46,21 @@ import redis.clients.jedis.UnifiedJedis;
  * done: more are submitted first where it has drained below that.
  */
 class DependencyHangIT {
-    static final int HANG_SECONDS = Integer.getInteger("fairpix.it.hang-seconds", 20);
+    /** Every hang's length when set ({@code -Dfairpix.it.hang-seconds=300}: the issue's 5 minutes); else each one's own, {@link #hangSeconds}. */
+    static final Integer HANG_SECONDS = Integer.getInteger("fairpix.it.hang-seconds");
+
+    /**
+     * How long {@code name} is hung: {@link #HANG_SECONDS} when set, else a margin past the longest
+     * wait that dependency's hang runs into (what keeps the default run short): Kafka 20 s (its 15 s
+     * acknowledgement wait), S3Proxy 15 s (the 10 s attempt timeout), Redis 12 s (2 s socket timeout
+     * × 3 attempts + 1.5 s back-off = 7.5 s; a cluster master's 2 s failover too).
+     */
+    static int hangSeconds(String name) {
+        if (HANG_SECONDS != null) return HANG_SECONDS;
+        if (name.startsWith("KAFKA")) return 20;
+        if (name.startsWith("S3")) return 15;
+        return 12;
+    }
     static final int BACKLOG = 200;
     /**
      * Jobs submitted before the worker starts: the backlog plus what it finishes before the first hang.
@@ -95,7 +109,7 @@ class DependencyHangIT {
 
     /**
      * Issue 34 on a Redis Cluster (run with {@code FAIRPIX_REDIS_URL=$(scripts/redis-cluster url)}):
-     * the master serving the tenant's slot is hung with SIGSTOP for {@link #HANG_SECONDS} while the
+     * the master serving the tenant's slot is hung with SIGSTOP for {@link #hangSeconds} while the
      * worker holds the backlog (its replica takes over after the 2 s node timeout; the old master
      * rejoins as a replica on SIGCONT). Every job DONE with one attempt.
      */
@@ -168,9 +182,9 @@ class DependencyHangIT {
             Map<JobState, Integer> states = awaitDoneAtLeast(records, tenant, 1, Duration.ofSeconds(60));
             for (String h : processes.keySet()) {
                 int open = topUp(client, key, ids, records, tenant);
-                System.out.printf("[DependencyHangIT] %.1f s: %s hung for %d s with %d jobs not yet done%n", (System.nanoTime() - t0) / 1e9, h, HANG_SECONDS, open);
+                System.out.printf("[DependencyHangIT] %.1f s: %s hung for %d s with %d jobs not yet done%n", (System.nanoTime() - t0) / 1e9, h, hangSeconds(h), open);
                 assertThat(open).as("the backlog the worker holds as %s hangs", h).isGreaterThanOrEqualTo(BACKLOG);
-                hang(processes.get(h), processes.values());
+                hang(processes.get(h), processes.values(), hangSeconds(h));
                 states = count(records, tenant);
                 assertThat(states.getOrDefault(JobState.FAILED, 0)).as("jobs FAILED by the %s hang: %s", h, failures(records, tenant)).isZero();
                 int doneBefore = states.getOrDefault(JobState.DONE, 0);
@@ -210,10 +224,10 @@ class DependencyHangIT {
     }
 
     /** SIGSTOP for the hang, then SIGCONT; every process is resumed, whatever happens. */
-    private static void hang(ProcessHandle p, Iterable<ProcessHandle> all) throws Exception {
+    private static void hang(ProcessHandle p, Iterable<ProcessHandle> all, int seconds) throws Exception {
         try {
             signal(p, "STOP");
-            Thread.sleep(HANG_SECONDS * 1000L);
+            Thread.sleep(seconds * 1000L);
         } finally {
             for (ProcessHandle each : all) signal(each, "CONT");
         }
