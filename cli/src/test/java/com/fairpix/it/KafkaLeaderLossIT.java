@@ -114,7 +114,12 @@ class KafkaLeaderLossIT {
             killed = target.node();
             RedisClusterFailoverIT.run("bash", script.toString(), "kill", String.valueOf(killed));
             long newLeaderAt = awaitNewLeader(admin, jobsTopic, target.partition(), killed, Duration.ofSeconds(60));
+            // At least 4 s more, and on until a submission sent after the new leader took over is
+            // accepted (at most 30 s): the ingest's Kafka breaker and the producer's metadata refresh
+            // may take more than 4 s on a loaded machine (ci-run20: 503s until 4 s after the change,
+            // the load stopped, no 202 to check).
             Thread.sleep(4000);
+            for (long until = System.nanoTime() + 30_000_000_000L; System.nanoTime() < until && !acceptedAfter(answers, newLeaderAt); ) Thread.sleep(100);
             running.set(false);
             for (Thread t : load) t.join();
             // Back while the jobs finish: the rest of the pass runs on three brokers again.
@@ -218,6 +223,12 @@ class KafkaLeaderLossIT {
     }
 
     /** Polls until {@code partition} of {@code topic} has a leader other than {@code killed}; returns System.nanoTime() then. */
+    private static boolean acceptedAfter(List<Answer> answers, long nanos) {
+        synchronized (answers) {
+            return answers.stream().anyMatch(a -> a.status() == 202 && a.startNanos() > nanos);
+        }
+    }
+
     static long awaitNewLeader(Admin admin, String topic, int partition, int killed, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
