@@ -250,13 +250,18 @@ class FloodIT {
         org.opencv.core.Mat m = new org.opencv.core.Mat();
         org.opencv.imgproc.Imgproc.resize(coarse, m, new org.opencv.core.Size(width, height), 0, 0, org.opencv.imgproc.Imgproc.INTER_CUBIC);
         org.opencv.core.MatOfByte out = new org.opencv.core.MatOfByte();
+        // Held to the end, not made inline: OpenCV's Java wrapper reads its native address and the
+        // object is then unreachable during the native call, so its finalizer could free it under the
+        // encoder (twice this test's JVM aborted here on a corrupted malloc heap; cause not proven).
+        org.opencv.core.MatOfInt params = new org.opencv.core.MatOfInt(org.opencv.imgcodecs.Imgcodecs.IMWRITE_JPEG_QUALITY, 60);
         try {
-            org.opencv.imgcodecs.Imgcodecs.imencode(".jpg", m, out, new org.opencv.core.MatOfInt(org.opencv.imgcodecs.Imgcodecs.IMWRITE_JPEG_QUALITY, 60));
+            org.opencv.imgcodecs.Imgcodecs.imencode(".jpg", m, out, params);
             return out.toArray();
         } finally {
             coarse.release();
             m.release();
             out.release();
+            params.release();
         }
     }
 
