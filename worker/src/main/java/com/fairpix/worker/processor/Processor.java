@@ -66,6 +66,8 @@ final class Processor implements AutoCloseable {
     };
     /** Its hand-over file for originals, open for writing; null: they go inline in the job frame. */
     private RandomAccessFile handover;
+    /** The hand-over file mapped (shared), its whole length; null until the first job. */
+    private java.nio.MappedByteBuffer handoverMap;
     /** A hand-over file is cut back to its job's original when it holds more than this (a large original's pages are memory on tmpfs). */
     static final long HANDOVER_KEPT = 4L << 20;
 
@@ -290,12 +292,22 @@ final class Processor implements AutoCloseable {
     private boolean handOver(byte[] source) {
         if (handover == null) return false;
         try {
-            handover.seek(0);
-            handover.write(source);
-            if (handover.length() > Math.max(HANDOVER_KEPT, source.length)) handover.setLength(source.length);
+            java.nio.MappedByteBuffer map = handoverMap;
+            boolean shrink = map != null && map.capacity() > HANDOVER_KEPT && source.length <= HANDOVER_KEPT;
+            if (map == null || map.capacity() < source.length || shrink) {
+                // Grown (or, after a large original, cut back) to a whole number of MiB; the old
+                // mapping is left to the GC and never touched again.
+                long size = Math.max(1L << 20, (source.length + (1L << 20) - 1) & -(1L << 20));
+                handoverMap = null;
+                handover.setLength(size);
+                map = handover.getChannel().map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, size);
+                handoverMap = map;
+            }
+            map.put(0, source); // a copy into pages the processor has mapped too: no system call
             return true;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException | InternalError e) { // a full tmpfs: SIGBUS on the copy, which the JVM reports as an InternalError
             log.warn("processor {} (pid {}): original not written to its hand-over file ({}); sent inline", number, pid, e.toString());
+            handoverMap = null;
             try {
                 handover.setLength(0);
             } catch (IOException ignored) {

@@ -97,13 +97,21 @@ public final class ProcessorMain {
      * The job frame with its original as its first part: read from the hand-over file when the header
      * says it is there ({@code original}: its length), else the frame is as it came.
      */
+    /** The hand-over file mapped (shared, read-only); null until the first job that uses it. */
+    private static java.nio.MappedByteBuffer handoverMap;
+
     static Frames.Frame withOriginal(Frames.Frame job, java.io.RandomAccessFile handover) throws IOException {
         if (!job.header().has("original")) return job;
         long length = job.header().path("original").asLong(-1);
         if (handover == null || length < 0 || length > Frames.MAX_BLOB) throw new IOException("job frame's original (" + length + " bytes) has no hand-over file here");
         byte[] original = new byte[(int) length];
-        handover.seek(0);
-        handover.readFully(original);
+        if (handoverMap == null || handoverMap.capacity() < length) {
+            // The worker grows the file before it writes past its end: mapped again as it is now.
+            long size = handover.length();
+            if (size < length) throw new IOException("hand-over file of " + size + " bytes for an original of " + length);
+            handoverMap = handover.getChannel().map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, size);
+        }
+        handoverMap.get(0, original);
         List<byte[]> blobs = new ArrayList<>(job.blobs().size() + 1);
         blobs.add(original);
         blobs.addAll(job.blobs());
@@ -186,9 +194,11 @@ public final class ProcessorMain {
      * getProcessCpuTime, comes in 10 ms ticks on Linux, as /proc's does: measured 140000000 ns.)
      */
     private static long threadCpuNanos() {
-        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
-        return bean.isCurrentThreadCpuTimeSupported() ? bean.getCurrentThreadCpuTime() : -1;
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
+
+    /** Looked up once: ManagementFactory's look-up walks the platform components each time. */
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private static void testHooks(byte[] original) throws InterruptedException {
         String text = new String(original, StandardCharsets.ISO_8859_1);
