@@ -58,12 +58,19 @@ final class Processor implements AutoCloseable {
     /** Its /proc files, open from its hello to its exit. */
     private volatile ProcStats stats;
     /** Specs already sent, as the job header's tree: serialised once per distinct spec, not per job. */
-    private final Map<JobSpec, JsonNode> specTrees = new LinkedHashMap<>(16, 0.75f, true) {
+    private final Map<SpecKey, JsonNode> specTrees = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<JobSpec, JsonNode> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<SpecKey, JsonNode> eldest) {
             return size() > SPECS_KEPT;
         }
     };
+
+    /** A spec and the order of its variants (which its equality leaves out, and its outputs follow). */
+    private record SpecKey(JobSpec spec, List<String> variants) {
+        SpecKey(JobSpec spec) {
+            this(spec, List.copyOf(spec.variants().keySet()));
+        }
+    }
     /** Its hand-over file for originals, open for writing; null: they go inline in the job frame. */
     private RandomAccessFile handover;
     /** The hand-over file mapped (shared), its whole length; null until the first job. */
@@ -225,7 +232,7 @@ final class Processor implements AutoCloseable {
         stats.resetPeak();
         long cpuBefore = stats.cpuMillis();
         ObjectNode job = Frames.header("job").put("id", jobId);
-        job.set("spec", specTrees.computeIfAbsent(spec, s -> Frames.MAPPER.valueToTree(s)));
+        job.set("spec", specTrees.computeIfAbsent(new SpecKey(spec), k -> Frames.MAPPER.valueToTree(k.spec())));
         ArrayNode keys = job.putArray("assets");
         List<byte[]> blobs = new ArrayList<>();
         if (handOver(source)) job.put("original", source.length);
