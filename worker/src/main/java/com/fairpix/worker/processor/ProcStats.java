@@ -27,6 +27,8 @@ final class ProcStats implements AutoCloseable {
 
     private final Path dir;
     private FileChannel stat, status, clearRefs;
+    /** Closed: every reading answers -1 (the files are not opened again by a pid that may be another process's now). */
+    private boolean closed;
     private ByteBuffer buffer = ByteBuffer.allocate(4096);
 
     ProcStats(long pid) {
@@ -39,6 +41,7 @@ final class ProcStats implements AutoCloseable {
 
     /** utime + stime, milliseconds; -1 when unknown. */
     synchronized long cpuMillis() {
+        if (closed) return -1;
         try {
             if (stat == null) stat = FileChannel.open(dir.resolve("stat"), StandardOpenOption.READ);
             int n = readAll(stat);
@@ -64,6 +67,7 @@ final class ProcStats implements AutoCloseable {
 
     /** Resets the peak RSS to the current RSS; false where that is not possible. */
     synchronized boolean resetPeak() {
+        if (closed) return false;
         try {
             if (clearRefs == null) clearRefs = FileChannel.open(dir.resolve("clear_refs"), StandardOpenOption.WRITE);
             return clearRefs.write(FIVE.duplicate(), 0) == 1;
@@ -83,6 +87,7 @@ final class ProcStats implements AutoCloseable {
     }
 
     private synchronized long statusKib(String field) {
+        if (closed) return -1;
         try {
             if (status == null) status = FileChannel.open(dir.resolve("status"), StandardOpenOption.READ);
             int n = readAll(status);
@@ -142,5 +147,6 @@ final class ProcStats implements AutoCloseable {
             }
         }
         stat = status = clearRefs = null;
+        closed = true;
     }
 }

@@ -70,6 +70,7 @@ class ProcessorProtocolTest {
         Files.writeString(proc.resolve("stat"), "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 300 100 0 0 20 10 19 0 12345 0 0\n");
         assertThat(stats.cpuMillis()).isEqualTo(4000);
         stats.close();
+        assertThat(stats.cpuMillis()).as("closed: not opened again").isEqualTo(-1);
         ProcStats gone = new ProcStats(proc.resolve("nothing"));
         assertThat(gone.cpuMillis()).isEqualTo(-1);
         assertThat(gone.peakRssBytes()).isEqualTo(-1);
