@@ -29,18 +29,19 @@ public interface ByteSource {
 
     /** The bytes of {@code data}; {@code whole} says whether they are the whole file. */
     static ByteSource of(byte[] data, boolean whole) {
-        return new ByteSource() {
-            @Override public long length() { return data.length; }
+        return new InMemory(data, whole);
+    }
 
-            @Override public boolean whole() { return whole; }
+    /** Bytes in memory: {@link ByteWindow} walks {@link #data} itself rather than copies of it. */
+    record InMemory(byte[] data, boolean whole) implements ByteSource {
+        @Override public long length() { return data.length; }
 
-            @Override public byte[] read(long offset, int n) throws ImageHeader.HeaderException {
-                if (offset < 0 || n < 0 || offset > data.length - n) throw new ImageHeader.HeaderException("header truncated at byte " + offset, true);
-                byte[] out = new byte[n];
-                System.arraycopy(data, (int) offset, out, 0, n);
-                return out;
-            }
-        };
+        @Override public byte[] read(long offset, int n) throws ImageHeader.HeaderException {
+            if (offset < 0 || n < 0 || offset > data.length - n) throw new ImageHeader.HeaderException("header truncated at byte " + offset, true);
+            byte[] out = new byte[n];
+            System.arraycopy(data, (int) offset, out, 0, n);
+            return out;
+        }
     }
 
     /**

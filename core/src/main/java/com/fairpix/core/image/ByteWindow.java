@@ -20,6 +20,9 @@ final class ByteWindow {
     ByteWindow(ByteSource src, int size) {
         this.src = src;
         this.size = size;
+        // Bytes already in memory are walked where they are: copying them window by window cost a
+        // processor (C1 only) ~0.4 ms per 400 KB JPEG, the copies' zeroing included.
+        if (src instanceof ByteSource.InMemory m) buf = m.data();
     }
 
     /** Bytes readable. */

@@ -26,6 +26,8 @@ final class ProcessorLauncher {
     /** System property: JVM options (space-separated) a processor gets after, so overriding, its own; for measurements. */
     static final String JVM_OPTIONS_PROPERTY = "fairpix.processor.jvm-options";
     private static volatile Boolean sandboxWorks;
+    /** Where a sandboxed processor sees its hand-over file. */
+    static final String SANDBOXED_ORIGINAL = "/fairpix-original";
     private static volatile boolean noPrlimitLogged;
 
     private final Settings settings;
@@ -67,8 +69,10 @@ final class ProcessorLauncher {
     /**
      * @param nice     how much nicer than the thread that starts it the processor runs ({@code nice -n}: it adds to the starter's)
      * @param cdsFlags the class-data-sharing flags for this start (empty for none)
+     * @param original the processor's hand-over file (the worker writes each job's original there), bound
+     *                 read-only into its sandbox; null: originals come inline in the job frame
      */
-    ProcessBuilder command(int nice, List<String> cdsFlags) {
+    ProcessBuilder command(int nice, List<String> cdsFlags, Path original) {
         List<String> cmd = new ArrayList<>();
         if (nice > 0 && which("nice").isPresent()) cmd.addAll(List.of("nice", "-n", Integer.toString(nice)));
         boolean sandboxed = sandboxed();
@@ -85,6 +89,8 @@ final class ProcessorLauncher {
             for (String code : code()) cmd.addAll(List.of("--ro-bind", code, code));
             if (opencv != null) cmd.addAll(List.of("--ro-bind", opencv.toString(), opencv.toString()));
             if (cds != null) cmd.addAll(List.of("--bind", cds.toString(), cds.toString()));
+            // Its own hand-over file (ProcessorProcesses.handover), read-only: no other processor's.
+            if (original != null) cmd.addAll(List.of("--ro-bind", original.toString(), SANDBOXED_ORIGINAL));
             cmd.addAll(List.of("--chdir", "/tmp", "--"));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -103,7 +109,8 @@ final class ProcessorLauncher {
         if (opencv != null) cmd.add("-D" + com.fairpix.worker.process.OpenCv.LIBRARY_PROPERTY + "=" + opencv.resolve(com.fairpix.worker.process.OpenCv.LIBRARY_NAME));
         if (settings.testHooks()) cmd.add("-D" + ProcessorMain.HOOKS_PROPERTY + "=true");
         cmd.addAll(List.of("-cp", classPath(), ProcessorMain.class.getName(),
-                Long.toString(settings.maxPixels()), Long.toString(settings.jobTimeoutMillis()), Long.toString(settings.nativeMemoryBytes())));
+                Long.toString(settings.maxPixels()), Long.toString(settings.jobTimeoutMillis()), Long.toString(settings.nativeMemoryBytes()),
+                original == null ? "-" : sandboxed ? SANDBOXED_ORIGINAL : original.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
         Map<String, String> env = pb.environment();
         Map<String, String> kept = new java.util.HashMap<>();
@@ -132,7 +139,10 @@ final class ProcessorLauncher {
             }
             return -1;
         }
-        long now = new ProcStats(pid).addressSpaceBytes();
+        long now;
+        try (ProcStats stats = new ProcStats(pid)) {
+            now = stats.addressSpaceBytes();
+        }
         if (now < 0) return -1;
         long limit = now + ((long) settings.memoryMb() << 20);
         try {

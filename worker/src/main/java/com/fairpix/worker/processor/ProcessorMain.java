@@ -35,7 +35,7 @@ import java.util.Map;
  * ({@link Frames}). It has no storage, queue or database access: the worker sends it the original
  * and the assets, and writes the results. Its log goes to stderr, which the worker logs with a
  * prefix. Started by the worker ({@link ProcessorProcesses}), never by hand:
- * {@code ProcessorMain <max-pixels> <job-timeout-ms> <native-memory-bytes>}.
+ * {@code ProcessorMain <max-pixels> <job-timeout-ms> <native-memory-bytes> [<hand-over file> | -]}.
  */
 public final class ProcessorMain {
     /**
@@ -71,6 +71,8 @@ public final class ProcessorMain {
         Duration timeout = Duration.ofMillis(Long.parseLong(args[1]));
         long nativeMemory = Long.parseLong(args[2]);
         boolean hooks = Boolean.getBoolean(HOOKS_PROPERTY);
+        // The worker writes each job's original there (a file of this processor's own), when it has one.
+        java.io.RandomAccessFile handover = args.length > 3 && !args[3].equals("-") ? new java.io.RandomAccessFile(args[3], "r") : null;
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(protocol, 1 << 16));
         DataInputStream in = new DataInputStream(new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16));
         // One job at a time: the budget only refuses a job larger than the whole of it (it then runs alone).
@@ -84,10 +86,36 @@ public final class ProcessorMain {
         Frames.write(out, hello, List.of());
         for (Frames.Frame frame; (frame = Frames.read(in)) != null; ) {
             if (!frame.type().equals("job")) throw new IOException("unexpected frame " + frame.type());
+            frame = withOriginal(frame, handover);
             ObjectNode answer = run(pipeline, frame, hooks);
             Frames.write(out, answer, outputsOf(lastOutputs));
         }
         System.exit(0); // stdin closed: the worker is done with this processor
+    }
+
+    /**
+     * The job frame with its original as its first part: read from the hand-over file when the header
+     * says it is there ({@code original}: its length), else the frame is as it came.
+     */
+    /** The hand-over file mapped (shared, read-only); null until the first job that uses it. */
+    private static java.nio.MappedByteBuffer handoverMap;
+
+    static Frames.Frame withOriginal(Frames.Frame job, java.io.RandomAccessFile handover) throws IOException {
+        if (!job.header().has("original")) return job;
+        long length = job.header().path("original").asLong(-1);
+        if (handover == null || length < 0 || length > Frames.MAX_BLOB) throw new IOException("job frame's original (" + length + " bytes) has no hand-over file here");
+        byte[] original = new byte[(int) length];
+        if (handoverMap == null || handoverMap.capacity() < length) {
+            // The worker grows the file before it writes past its end: mapped again as it is now.
+            long size = handover.length();
+            if (size < length) throw new IOException("hand-over file of " + size + " bytes for an original of " + length);
+            handoverMap = handover.getChannel().map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, size);
+        }
+        handoverMap.get(0, original);
+        List<byte[]> blobs = new ArrayList<>(job.blobs().size() + 1);
+        blobs.add(original);
+        blobs.addAll(job.blobs());
+        return new Frames.Frame(job.header(), blobs);
     }
 
     /** The last job's outputs, written as the result frame's parts (kept apart from the header). */
@@ -104,7 +132,7 @@ public final class ProcessorMain {
         lastOutputs = Map.of();
         long cpuBefore = threadCpuNanos();
         try {
-            JobSpec spec = Frames.MAPPER.treeToValue(job.header().get("spec"), JobSpec.class);
+            JobSpec spec = spec(job.header().get("spec"));
             byte[] original = job.blobs().get(0);
             Map<String, byte[]> assets = new HashMap<>();
             ArrayNode keys = (ArrayNode) job.header().path("assets");
@@ -121,9 +149,9 @@ public final class ProcessorMain {
             long cpuAfter = threadCpuNanos();
             if (cpuBefore >= 0 && cpuAfter >= 0) result.put("cpuNanos", cpuAfter - cpuBefore);
             ArrayNode list = result.putArray("outputs");
+            // The variant's encode step is the worker's own spec's: not sent back.
             for (Map.Entry<String, ImagePipeline.Output> e : outputs.entrySet()) {
-                list.addObject().put("variant", e.getKey()).put("width", e.getValue().width()).put("height", e.getValue().height())
-                        .set("encode", Frames.MAPPER.valueToTree(e.getValue().encode()));
+                list.addObject().put("variant", e.getKey()).put("width", e.getValue().width()).put("height", e.getValue().height());
             }
             lastOutputs = outputs;
             return result;
@@ -142,14 +170,38 @@ public final class ProcessorMain {
         }
     }
 
+    /** Specs already parsed, by their JSON: a processor's specs repeat (a tenant's presets), and binding one cost ~0.3 ms at C1. */
+    private static final Map<String, JobSpec> SPECS = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, JobSpec> eldest) {
+            return size() > Processor.SPECS_KEPT;
+        }
+    };
+
+    /** The job's spec, bound from its JSON (or the one bound before from equal JSON: a spec is immutable). */
+    static JobSpec spec(com.fasterxml.jackson.databind.JsonNode json) throws IOException {
+        if (json == null || !json.isObject()) throw new IOException("job frame without a spec");
+        // By its text, not JsonNode equality: that ignores the order of an object's members, and the
+        // variants' order is the outputs'.
+        String text = json.toString();
+        JobSpec spec = SPECS.get(text);
+        if (spec == null) {
+            spec = Frames.MAPPER.treeToValue(json, JobSpec.class);
+            SPECS.put(text, spec);
+        }
+        return spec;
+    }
+
     /**
      * CPU time of the calling thread, ns; -1 where the JVM cannot tell. (The process's, through
      * getProcessCpuTime, comes in 10 ms ticks on Linux, as /proc's does: measured 140000000 ns.)
      */
     private static long threadCpuNanos() {
-        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
-        return bean.isCurrentThreadCpuTimeSupported() ? bean.getCurrentThreadCpuTime() : -1;
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
+
+    /** Looked up once: ManagementFactory's look-up walks the platform components each time. */
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private static void testHooks(byte[] original) throws InterruptedException {
         String text = new String(original, StandardCharsets.ISO_8859_1);

@@ -55,6 +55,8 @@ public final class ProcessorProcesses implements ImageProcessor {
     private final int slots;
     private final Duration deadline;
     private final Path dir;
+    /** The processors' hand-over files' directory, on tmpfs ({@link #SHM}); null: originals go inline. */
+    private final Path handover;
     private final ClassData classData;
     private final Map<Integer, Deque<Processor>> idle = new HashMap<>();
     /** Starts under way in the background, per nice value (guarded by this). */
@@ -79,7 +81,7 @@ public final class ProcessorProcesses implements ImageProcessor {
      * @param slots    processing slots of the worker: at most this many processors are kept idle
      * @param jobTimeout wall-clock limit of one job in a processor (worker.job-timeout-seconds)
      */
-    private ProcessorProcesses(ProcessorLauncher launcher, int slots, Duration jobTimeout, Path dir, ClassData classData) {
+    private ProcessorProcesses(ProcessorLauncher launcher, int slots, Duration jobTimeout, Path dir, Path handover, ClassData classData) {
         // The timers' thread starts every processor: made now, by the worker's starting thread, it has
         // that thread's nice value (a thread inherits its creator's), which `nice -n` then adds to.
         try {
@@ -92,6 +94,7 @@ public final class ProcessorProcesses implements ImageProcessor {
         this.slots = slots;
         this.deadline = jobTimeout.plus(KILL_GRACE);
         this.dir = dir;
+        this.handover = handover;
         this.classData = classData;
     }
 
@@ -115,7 +118,7 @@ public final class ProcessorProcesses implements ImageProcessor {
             ProcessorLauncher launcher = new ProcessorLauncher(new ProcessorLauncher.Settings(maxPixels, jobTimeout.toMillis(), nativeMemoryBytes,
                     Math.max(64, memoryMb / 2), memoryMb, sandbox, hooks, true), dir, lib == null ? null : lib.getParent(), classData.dir());
             if (sandbox) ProcessorLauncher.sandboxWorks(); // says once, at start, whether they are sandboxed
-            return new ProcessorProcesses(launcher, slots, jobTimeout, dir, classData);
+            return new ProcessorProcesses(launcher, slots, jobTimeout, dir, handoverDir(), classData);
         } catch (IOException e) {
             throw new IllegalStateException("cannot make the processors' directory: " + e, e);
         }
@@ -126,8 +129,7 @@ public final class ProcessorProcesses implements ImageProcessor {
         // Read by the worker: a processor has no access to storage.
         Map<String, byte[]> read = new LinkedHashMap<>();
         for (String key : spec.watermarkKeys()) read.put(key, assets.read(key));
-        Integer current = CpuPriority.currentThreadNice();
-        int nice = current == null ? 0 : Math.max(0, current);
+        int nice = currentNice();
         while (true) {
             if (closed) throw stopping();
             if (Thread.currentThread().isInterrupted()) throw new InterruptedException("job " + jobId + " interrupted");
@@ -154,6 +156,26 @@ public final class ProcessorProcesses implements ImageProcessor {
             }
         }
     }
+
+    /** The calling thread's nice value (0 where unknown), read from /proc at most once a second per thread. */
+    private static int currentNice() {
+        long[] cached = NICE.get();
+        long now = NANOS.getAsLong();
+        if (cached[1] == 0 || now - cached[1] > NICE_FOR_NANOS) {
+            Integer current = CpuPriority.currentThreadNice();
+            cached[0] = current == null ? 0 : Math.max(0, current);
+            cached[1] = now == 0 ? 1 : now;
+        }
+        return (int) cached[0];
+    }
+
+    /**
+     * Per thread: its nice value and when it was read. Reading /proc/thread-self/stat for every job
+     * measured ~0.1-0.3 ms of the worker's CPU per job; a processing thread's nice value is set when
+     * it starts, and a change from outside (renice) is seen within a second.
+     */
+    private static final ThreadLocal<long[]> NICE = ThreadLocal.withInitial(() -> new long[2]);
+    private static final long NICE_FOR_NANOS = 1_000_000_000L;
 
     /** An idle processor of this nice value; else one starting in the background, waited for; else one started now. */
     private Processor take(int nice) throws InterruptedException {
@@ -267,7 +289,7 @@ public final class ProcessorProcesses implements ImageProcessor {
         ClassData.Use cds = classData.use();
         Processor p;
         try {
-            p = Processor.start(number, launcher, Math.max(0, nice - starterNice), cds.flags(), timers);
+            p = Processor.start(number, launcher, Math.max(0, nice - starterNice), cds.flags(), timers, handoverFile(number));
         } catch (RuntimeException e) {
             cds.abandon();
             throw e;
@@ -349,7 +371,42 @@ public final class ProcessorProcesses implements ImageProcessor {
         timers.shutdownNow();
         starters.shutdownNow();
         deleteTree(dir);
+        if (handover != null) deleteTree(handover);
     }
+
+    /**
+     * Where the originals are handed over (docs/processors.md, "Per-job overhead"): a directory of this
+     * worker's own (mode 700) on {@link #SHM}, a tmpfs, holding one file per processor, bound read-only
+     * into that processor's sandbox alone. Null where there is no writable /dev/shm: originals then go
+     * through the processors' stdin, as they always can (a failed write falls back to it too).
+     */
+    static Path handoverDir() {
+        Path shm = Path.of(SHM);
+        if (!Files.isDirectory(shm) || !Files.isWritable(shm)) return null;
+        try {
+            sweep(shm, com.fairpix.core.time.SystemTime.clock());
+            return Files.createTempDirectory(shm, DIR_PREFIX + ProcessHandle.current().pid() + "-");
+        } catch (IOException | RuntimeException e) {
+            log.info("processors get their originals through their stdin: no directory on {} ({})", SHM, e.toString());
+            return null;
+        }
+    }
+
+    /** A new, empty hand-over file for processor {@code number}; null when there is none. */
+    private Path handoverFile(int number) {
+        if (handover == null) return null;
+        Path f = handover.resolve(number + ".original");
+        try {
+            Files.deleteIfExists(f);
+            return Files.createFile(f);
+        } catch (IOException e) {
+            log.warn("processor {} gets its originals through its stdin: {}", number, e.toString());
+            return null;
+        }
+    }
+
+    /** The tmpfs the originals are handed over on. */
+    static final String SHM = "/dev/shm";
 
     /** The processors' directories' prefix in java.io.tmpdir; then the worker's pid, a dash and a random part. */
     static final String DIR_PREFIX = "fairpix-processors-p";

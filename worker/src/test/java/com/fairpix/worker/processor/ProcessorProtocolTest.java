@@ -66,10 +66,32 @@ class ProcessorProtocolTest {
         assertThat(stats.addressSpaceBytes()).isEqualTo(1900000L * 1024);
         assertThat(stats.resetPeak()).isTrue();
         assertThat(Files.readString(proc.resolve("clear_refs"))).isEqualTo("5");
+        // Kept open, read again from offset 0: a new reading, not the first one's bytes.
+        Files.writeString(proc.resolve("stat"), "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 300 100 0 0 20 10 19 0 12345 0 0\n");
+        assertThat(stats.cpuMillis()).isEqualTo(4000);
+        stats.close();
+        assertThat(stats.cpuMillis()).as("closed: not opened again").isEqualTo(-1);
         ProcStats gone = new ProcStats(proc.resolve("nothing"));
         assertThat(gone.cpuMillis()).isEqualTo(-1);
         assertThat(gone.peakRssBytes()).isEqualTo(-1);
         assertThat(gone.resetPeak()).isFalse();
+    }
+
+    @Test
+    void anOriginalComesInlineOrFromTheHandOverFileByItsLength(@TempDir Path dir) throws IOException {
+        Frames.Frame inline = new Frames.Frame(Frames.header("job"), List.of(new byte[] {1, 2}, new byte[] {3}));
+        assertThat(ProcessorMain.withOriginal(inline, null)).isSameAs(inline);
+
+        Path file = dir.resolve("1.original");
+        Files.write(file, new byte[] {9, 8, 7, 6, 5, 0, 0, 0}); // a longer file: the frame says how much is this job's
+        Frames.Frame job = new Frames.Frame(Frames.header("job").put("original", 5), List.of(new byte[] {3}));
+        try (java.io.RandomAccessFile handover = new java.io.RandomAccessFile(file.toFile(), "r")) {
+            Frames.Frame read = ProcessorMain.withOriginal(job, handover);
+            assertThat(read.blobs()).hasSize(2);
+            assertThat(read.blobs().get(0)).containsExactly(9, 8, 7, 6, 5);
+            assertThat(read.blobs().get(1)).containsExactly(3);
+        }
+        assertThatThrownBy(() -> ProcessorMain.withOriginal(job, null)).isInstanceOf(IOException.class).hasMessageContaining("no hand-over file");
     }
 
     @Test
