@@ -93,13 +93,16 @@ public final class ProcessorMain {
         System.exit(0); // stdin closed: the worker is done with this processor
     }
 
-    /**
-     * The job frame with its original as its first part: read from the hand-over file when the header
-     * says it is there ({@code original}: its length), else the frame is as it came.
-     */
     /** The hand-over file mapped (shared, read-only); null until the first job that uses it. */
     private static java.nio.MappedByteBuffer handoverMap;
 
+    /**
+     * The job frame with its original as its first part: read from the hand-over file when the header
+     * says it is there ({@code original}: its length), else the frame is as it came.
+     *
+     * @throws IOException when the header names an original but this processor has no hand-over
+     *                     file, or the file is shorter than the original
+     */
     static Frames.Frame withOriginal(Frames.Frame job, java.io.RandomAccessFile handover) throws IOException {
         if (!job.header().has("original")) return job;
         long length = job.header().path("original").asLong(-1);
