@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * variants each ({@link #FLOOD_SPEC}; smooth images, so small uploads), and a
  * second tenant B guaranteed 50 tokens/s that sends one small job a second throughout.
  *
- * <p>First 20 s of B alone (the worker measures itself), then 60 s of flood: eight connections of
+ * <p>First 10 s of B alone (the worker measures itself), then 60 s of flood: eight connections of
  * the flooder each send the next image as soon as the last one is answered, and wait what
  * {@code Retry-After} says when refused (a standard client; a client that ignores it is the
  * refusal budget's, HostileSustainedIT). Checked: the pool's backlog (queue seconds, as ingest
@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
  */
 class FloodIT {
     static final String SPEC = "{\"variants\":{\"thumb\":[{\"op\":\"resize\",\"width\":256,\"height\":256,\"fit\":\"cover\"},{\"op\":\"encode\",\"format\":\"webp\",\"quality\":75}]}}";
-    static final Duration WARM_UP = Duration.ofSeconds(20);
+    static final Duration WARM_UP = Duration.ofSeconds(10);
     /**
      * 60 s: with the capacity counted in charged tokens the figure settles within the flood's first
      * 20 s (ci-run20: 212 at 20 s, 199-205 after); the flood was 90 s while the figure, in estimated

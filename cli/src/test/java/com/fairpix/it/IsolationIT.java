@@ -141,7 +141,7 @@ class IsolationIT {
             // The autoscaler's view of a backlog with no worker draining it.
             List<String> first = submitParallel(client, key, image, THUMB, 600);
             Decision decision = autoscalerDecision(tenant);
-            System.out.printf("[IsolationIT] autoscaler on a 600-job backlog of one tenant: %s%n", decision.logLine());
+            System.out.printf("[IsolationIT] autoscaler on a %d-job backlog of one tenant: %s%n", first.size(), decision.logLine());
             assertThat(decision.inputs().partitionsWithLag()).as("partitions with lag").isGreaterThan(1);
             assertThat(decision.recommendation()).as("replicas recommended").isGreaterThan(1);
 
@@ -188,7 +188,13 @@ class IsolationIT {
             double heldBack;
             try (WorkerProcess first = WorkerProcess.start("gpu", 1, env)) {
                 doneAtKill = awaitDone(client, noisyKey, flood, 3, Duration.ofSeconds(90));
+                // The kill must find jobs held back (the premise): the worker holds them back once its per-tenant
+                // buffer is full, which a run read at 0 right after the third job was done (its rerun at 63).
                 heldBack = first.metric("fairpix_tenant_jobs_held_back", "");
+                for (long until = System.nanoTime() + 15_000_000_000L; heldBack <= 0 && System.nanoTime() < until; ) {
+                    Thread.sleep(100);
+                    heldBack = first.metric("fairpix_tenant_jobs_held_back", "");
+                }
                 double held = first.metric("fairpix_worker_read_ahead_records", "");
                 System.out.printf("[IsolationIT] at the kill: %d flood jobs done, %.0f held back, %.0f in the read-ahead%n", doneAtKill, heldBack, held);
                 first.kill();

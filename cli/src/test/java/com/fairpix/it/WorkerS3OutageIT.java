@@ -29,7 +29,9 @@ class WorkerS3OutageIT {
         int s3Port = OverloadIT.freePort();
         Process proxy = OverloadIT.startS3(blobs, s3Port, stack);
         FairpixConfig config = stack.with(Setting.S3_ENDPOINT, "http://127.0.0.1:" + s3Port)
-                .with(Setting.WORKER_POOL, "gpu").with(Setting.WORKER_THREADS, "2").with(Setting.WORKER_MAX_ATTEMPTS, "3");
+                .with(Setting.WORKER_POOL, "gpu").with(Setting.WORKER_THREADS, "2").with(Setting.WORKER_MAX_ATTEMPTS, "3")
+                // Open 2 s rather than the default 5 s: the outage below spans several open/half-open cycles in 6 s.
+                .with(Setting.BREAKER_OPEN_MS, "2000");
         Worker worker = null;
         try (IngestApi ingest = IngestApi.start(config)) {
             Farm.Client client = new Farm.Client(ingest.port());
@@ -49,7 +51,7 @@ class WorkerS3OutageIT {
                 Thread.sleep(50);
             }
             OverloadIT.stopS3(proxy);
-            Thread.sleep(12_000); // several open/half-open cycles of the worker's breaker (5 s open)
+            Thread.sleep(6_000); // several open/half-open cycles of the worker's breaker (2 s open)
             int doneDuringOutage = count(client, key, ids, "DONE");
             assertThat(count(client, key, ids, "FAILED")).as("jobs failed by the outage").isZero();
             assertThat(doneDuringOutage).as("the outage hit while jobs were queued").isLessThan(ids.size());
