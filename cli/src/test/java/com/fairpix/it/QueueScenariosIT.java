@@ -68,7 +68,8 @@ class QueueScenariosIT {
         String floodKey = client.createTenant(flooder, Map.of());
         String newKey = client.createTenant(newcomer, Map.of());
         byte[] image = Farm.smallJpeg(320, 240, 1);
-        List<String> flood = submit(floodKey, image, 1000);
+        // 300 queued before the newcomer's one: in FIFO order it would start after all of them, here within a round.
+        List<String> flood = submit(floodKey, image, 300);
         String lone = submit(newKey, image, 1).get(0);
 
         workers.add(Worker.start(config.with(Setting.WORKER_THREADS, "2"), -1));
