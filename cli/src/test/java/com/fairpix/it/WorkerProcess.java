@@ -4,12 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A real {@code fairpix worker} process (the packaged jar), for kill and restart tests. */
 final class WorkerProcess implements AutoCloseable {
@@ -31,65 +28,12 @@ final class WorkerProcess implements AutoCloseable {
         if (jar == null || !new File(jar).isFile()) throw new IllegalStateException("fairpix.jar not built: " + jar);
         String java = ProcessHandle.current().info().command().orElse("java");
         Path log = Files.createTempFile(Path.of("target"), "worker-" + pool + "-", ".log");
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m"));
-        Path archive = classArchive(new File(jar));
-        boolean dumps = false;
-        if (Files.isRegularFile(archive)) command.add("-XX:SharedArchiveFile=" + archive);
-        else if (DUMPING.compareAndSet(false, true)) {
-            command.add("-XX:+RecordDynamicDumpInfo");
-            dumps = true;
-        }
-        command.addAll(List.of("-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                "-jar", jar, "worker", "--pool", pool, "--port", "0", "--threads", Integer.toString(threads)))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         pb.environment().putAll(env);
-        WorkerProcess w = new WorkerProcess(pb.start(), log);
-        if (dumps) Thread.ofVirtual().name("worker-class-archive").start(() -> dumpClassArchive(w, java, archive));
-        return w;
-    }
-
-    /** Whether a worker is making {@link #classArchive} now (one at a time). */
-    private static final AtomicBoolean DUMPING = new AtomicBoolean();
-
-    /**
-     * A dynamic AppCDS archive of the worker's classes (JDK 13+), for this jar (its size and time in
-     * the name, so a rebuilt jar gets its own): a worker started with it was ready in 1.4-2.7 s
-     * against 3.2-4.0 s without (measured here), and the suite starts about twenty.
-     */
-    private static Path classArchive(File jar) {
-        return Path.of("target", "worker-classes-" + jar.length() + "-" + jar.lastModified() + ".jsa");
-    }
-
-    /**
-     * Once the first worker has started, {@code jcmd VM.cds dynamic_dump} writes the classes it
-     * loaded to a temporary file, moved into place whole, so no worker reads a partial archive. A
-     * failure leaves the workers without one (they start as before) and lets the next start try.
-     */
-    private static void dumpClassArchive(WorkerProcess w, String java, Path archive) {
-        Path partial = archive.resolveSibling(archive.getFileName() + ".partial-" + w.pid());
-        try {
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (w.httpPort() < 0 && w.alive() && System.nanoTime() < deadline) Thread.sleep(100);
-            if (!w.alive() || w.httpPort() < 0) return;
-            String jcmd = Path.of(java).resolveSibling("jcmd").toString();
-            Process p = new ProcessBuilder(jcmd, Long.toString(w.pid()), "VM.cds", "dynamic_dump", partial.toAbsolutePath().toString())
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0 && Files.size(partial) > 0) {
-                Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
-            } else {
-                p.destroyForcibly();
-            }
-        } catch (IOException e) {
-            // no archive: later workers start without one
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            try {
-                Files.deleteIfExists(partial);
-            } catch (IOException ignored) {
-                // a stray partial file in target/ is harmless
-            }
-            if (!Files.isRegularFile(archive)) DUMPING.set(false);
-        }
+        return new WorkerProcess(pb.start(), log);
     }
 
     /** Waits up to {@code timeout} for the process to end; its exit code, or null while it runs. */
