@@ -16,7 +16,7 @@ import java.util.List;
  *
  * <p>The build is org.bytedeco's opencv 4.13.0-1.5.13 for linux-x86_64 (issue 35: libjpeg-turbo 3
  * with SIMD; docs/pipeline.md, "Choosing the OpenCV build"). Its jars carry the official
- * {@code org.opencv} Java API and its JNI library {@code libopencv_java.so}, which needs 27 of
+ * {@code org.opencv} Java API and its JNI library {@code libopencv_java.so}, which needs 28 of
  * OpenCV's module libraries and OpenBLAS ({@link #LIBRARIES}, 84 MB). JavaCPP's own loader is not
  * used: it extracts to {@code ~/.javacpp/cache}, which a sandboxed processor and the container's
  * read-only root cannot write, and it would also load JavaCPP's own bindings, which we do not call.
