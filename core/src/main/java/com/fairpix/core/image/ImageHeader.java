@@ -131,6 +131,14 @@ public record ImageHeader(ImageFormat format, int width, int height, int orienta
     }
 
     /**
+     * Whether {@code data} is a TIFF whose first page is in a Lab colour space (CIELab, ICCLab,
+     * ITULab), which the worker refuses (docs/pipeline.md, "TIFF").
+     */
+    public static boolean tiffLab(byte[] data) {
+        return ImageFormat.sniff(data) == ImageFormat.TIFF && TiffHeader.lab(ByteSource.of(data, true));
+    }
+
+    /**
      * Parses the header from the first bytes of a file (the ingest reads at most the first 512 KiB
      * of an upload). The end of a prefix says nothing about the file's: a JPEG's or PNG's
      * {@link #complete()} is false, unchecked, and its bytes are not walked for it.

@@ -77,6 +77,29 @@ final class TiffHeader {
                 more ? 2 : 1, alpha, photometric == PHOTOMETRIC_CMYK);
     }
 
+    /**
+     * Whether the first IFD's PhotometricInterpretation is a Lab space (8 CIELab, TIFF 6.0 §23; 9
+     * ICCLab, 10 ITULab, TIFF Technical Note 1); false when absent or unreadable.
+     */
+    static boolean lab(ByteSource src) {
+        try {
+            byte[] h = src.read(0, 8);
+            boolean le = h[0] == 'I';
+            long ifd = ImageHeader.u32(h, 4, le);
+            int count = ImageHeader.u16(src.read(ifd, 2), 0, le);
+            if (count == 0 || count > MAX_ENTRIES) return false;
+            byte[] e = src.read(ifd + 2, count * 12);
+            for (int k = 0; k < count; k++) {
+                if (ImageHeader.u16(e, k * 12, le) != PHOTOMETRIC) continue;
+                long v = scalar(e, k * 12, le);
+                return v == 8 || v == 9 || v == 10;
+            }
+            return false;
+        } catch (ImageHeader.HeaderException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Whether every strip (or tile) lies inside the file: a cut-off TIFF decodes with holes otherwise. */
     private static boolean reachesData(ByteSource src, byte[] e, int offsetsAt, int bytesAt, boolean le) throws ImageHeader.HeaderException {
         long n = ImageHeader.u32(e, offsetsAt + 4, le);

@@ -311,6 +311,17 @@ class ImageHeaderTest {
     }
 
     @Test
+    void aTiffInALabColourSpaceIsToldApart() {
+        for (int lab : new int[] {8, 9, 10}) { // CIELab, ICCLab, ITULab
+            assertThat(ImageHeader.tiffLab(tiffWith(new int[] {256, 4}, new int[] {257, 4}, new int[] {262, lab}))).as("photometric " + lab).isTrue();
+        }
+        assertThat(ImageHeader.tiffLab(tiffWith(new int[] {256, 4}, new int[] {257, 4}, new int[] {262, 2}))).as("RGB").isFalse();
+        assertThat(ImageHeader.tiffLab(tiffWith(new int[] {256, 4}, new int[] {257, 4}))).as("no photometric tag").isFalse();
+        assertThat(ImageHeader.tiffLab(java.util.Arrays.copyOf(tiffWith(new int[] {262, 8}), 12))).as("cut inside the IFD").isFalse();
+        assertThat(ImageHeader.tiffLab(new byte[] {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF, 0, 0, 0, 0, 0})).as("a JPEG").isFalse();
+    }
+
+    @Test
     void heifBoxesThatLieAboutTheirSizeAreRefusedNotThrownOut() {
         byte[] shortFtyp = new byte[32];
         System.arraycopy(new byte[] {0, 0, 0, 8, 'f', 't', 'y', 'p', 'h', 'e', 'i', 'c', 0, 0, 0, 0, 'm', 'i', 'f', '1'}, 0, shortFtyp, 0, 20);

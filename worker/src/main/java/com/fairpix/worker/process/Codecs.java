@@ -50,7 +50,8 @@ public final class Codecs {
 
     /**
      * The codec lines of OpenCV's build information, e.g. {@code JPEG: build-libjpeg-turbo (ver
-     * 2.1.3-62)} → {@code jpeg=libjpeg-turbo 2.1.3-62}; a codec taken from the system says so.
+     * 3.1.2-70)} → {@code jpeg=libjpeg-turbo 3.1.2-70}; WebP by its encoder's version (OpenCV 4.13
+     * lists decoder, encoder and demux); a codec taken from the system says so.
      */
     static Map<String, String> bundled(String buildInformation) {
         Map<String, String> v = new LinkedHashMap<>();
@@ -59,7 +60,7 @@ public final class Codecs {
             java.util.regex.Matcher m = line.matcher(l);
             if (!m.matches()) continue;
             String how = m.group(2);
-            java.util.regex.Matcher ver = java.util.regex.Pattern.compile("\\(ver (?:encoder: )?([^)]+)\\)").matcher(how);
+            java.util.regex.Matcher ver = java.util.regex.Pattern.compile("\\(ver (?:[^)]*?encoder: )?([^,)]+)[,)]").matcher(how);
             String version = ver.find() ? ver.group(1).replaceFirst("^\\d+ - ", "") : how;
             String source = how.startsWith("build-") ? how.substring("build-".length(), how.indexOf(' ') < 0 ? how.length() : how.indexOf(' ')) + " "
                     : how.startsWith("build") ? "" : "system ";

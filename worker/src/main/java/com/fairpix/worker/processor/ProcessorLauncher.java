@@ -119,6 +119,9 @@ final class ProcessorLauncher {
         env.putAll(kept);
         env.putIfAbsent("PATH", "/usr/local/bin:/usr/bin:/bin");
         env.putIfAbsent("OPENCV_IO_MAX_IMAGE_PIXELS", Long.toString(settings.maxPixels()));
+        // OpenBLAS (which OpenCV 4.13's core links) starts a thread per core but one when it loads,
+        // for nothing: OpenCV runs single-threaded here (OpenCv) and the image steps call no BLAS.
+        env.put("OPENBLAS_NUM_THREADS", "1");
         // glibc reserves 64 MiB of address space per malloc arena: a few arenas, not one per core.
         env.put("MALLOC_ARENA_MAX", "2");
         return pb;

@@ -24,10 +24,30 @@ class CodecsTest {
     }
 
     @Test
+    void opencv413ListsWebpsDecoderEncoderAndDemuxAndTheEncodersVersionIsKept() {
+        String info = """
+                    ZLib:                        build (ver 1.3.1)
+                    JPEG:                        build-libjpeg-turbo (ver 3.1.2-70)
+                    WEBP:                        build (ver decoder: 0x0210, encoder: 0x0210, demux: 0x0107)
+                    PNG:                         build (ver 1.6.53)
+                    TIFF:                        build (ver 42 - 4.7.1)
+                """;
+        assertThat(Codecs.bundled(info)).containsExactly(
+                java.util.Map.entry("zlib", "1.3.1"),
+                java.util.Map.entry("jpeg", "libjpeg-turbo 3.1.2-70"),
+                java.util.Map.entry("webp", "0x0210"),
+                java.util.Map.entry("png", "1.6.53"),
+                java.util.Map.entry("tiff", "4.7.1"));
+    }
+
+    @Test
     void theLoadedOpenCvReportsItsCodecVersions() {
         var v = Codecs.versions();
         assertThat(v.get("opencv")).isEqualTo(org.opencv.core.Core.VERSION);
         assertThat(v).containsKeys("jpeg", "png", "webp", "tiff");
         assertThat(v.get("jpeg")).as("the JPEG codec and its version").matches("libjpeg-turbo \\d+\\.\\d+.*");
+        // The SIMD build (issue 35): libjpeg-turbo 3, whose SIMD the build information reports.
+        assertThat(v.get("jpeg")).startsWith("libjpeg-turbo 3.");
+        assertThat(org.opencv.core.Core.getBuildInformation()).containsPattern("JPEG:[^\\n]*libjpeg-turbo[^\\n]*\\n[^\\n]*\\n\\s*SIMD Support:\\s+YES");
     }
 }

@@ -129,7 +129,8 @@ class ProcessorProcessesTest {
             List<String> env = new java.util.ArrayList<>();
             report.get("env").forEach(n -> env.add(n.asText()));
             assertThat(env).noneMatch(n -> n.startsWith("FAIRPIX_") || n.startsWith("AWS_")).contains("PATH").containsOnlyOnceElementsOf(env);
-            assertThat(env).isSubsetOf(java.util.stream.Stream.concat(ProcessorLauncher.KEPT_ENV.stream(), java.util.stream.Stream.of("MALLOC_ARENA_MAX", "PWD")).toList());
+            assertThat(env).isSubsetOf(java.util.stream.Stream.concat(ProcessorLauncher.KEPT_ENV.stream(), java.util.stream.Stream.of("MALLOC_ARENA_MAX", "OPENBLAS_NUM_THREADS", "PWD")).toList());
+            assertThat(env).as("OpenBLAS held to one thread").contains("OPENBLAS_NUM_THREADS");
             if (ProcessorLauncher.sandboxWorks()) assertThat(report.get("network").asText()).startsWith("refused");
         }
     }
