@@ -135,10 +135,14 @@ public final class LibHeif {
         return decode(data, av1, maxSide, (long) maxSide * maxSide);
     }
 
+    /** The most a coded side may exceed the displayed one by, pixels: HEVC's largest coding tree block (an AV1 frame is coded at its own size). */
+    static final int CODING_BLOCK = 64;
+
     /**
      * As {@link #decode(byte[], boolean, int)}, refusing before any pixel is decoded an image whose
-     * side passes {@code maxSide} (libheif's own limit, which also bounds a grid's output) or whose
-     * handle gives more than {@code maxPixels}: what the header gate saw is what may come out.
+     * displayed side passes {@code maxSide} or whose handle gives more than {@code maxPixels}: what the
+     * header gate saw is what may come out. libheif's own limit, which also bounds a grid's output,
+     * is set {@link #CODING_BLOCK} above {@code maxSide}, since it checks the coded size.
      */
     public static Mat decode(byte[] data, boolean av1, int maxSide, long maxPixels) {
         Api api = require(av1 ? SUPPORT.av1In() : SUPPORT.hevcIn(), av1 ? "AVIF (AV1) decoding" : "HEIC (HEVC) decoding");
@@ -147,8 +151,10 @@ public final class LibHeif {
         Pointer ctx = api.heif_context_alloc();
         Pointer handle = null, image = null, options = null;
         try {
-            // libheif refuses a side equal to its limit ("4096x800 exceeds the maximum 4096x4096").
-            api.heif_context_set_maximum_image_size_limit(ctx, maxSide + 1);
+            // libheif checks the coded size, which an encoder rounds up to whole coding blocks (HEVC's
+            // are up to 64 px: a 250x170 picture is coded 256x176), and refuses a side equal to its limit
+            // ("4096x800 exceeds the maximum 4096x4096"). The displayed size is held to the header's just below.
+            api.heif_context_set_maximum_image_size_limit(ctx, maxSide + CODING_BLOCK + 1);
             check(api.heif_context_read_from_memory_without_copy(ctx, mem, data.length, null), "read");
             PointerByReference h = new PointerByReference();
             check(api.heif_context_get_primary_image_handle(ctx, h), "primary image");
